@@ -1,0 +1,28 @@
+// Shared jest preset: TypeScript through SWC (with decorator metadata for NestJS), and
+// workspace libraries mapped to their sources so tests need no prior build.
+const path = require('node:path');
+
+const libsDir = path.join(__dirname, 'libs');
+
+module.exports = {
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.(t|j)s$': [
+      '@swc/jest',
+      {
+        jsc: {
+          parser: { syntax: 'typescript', decorators: true },
+          transform: { legacyDecorator: true, decoratorMetadata: true },
+          target: 'es2022',
+        },
+        module: { type: 'commonjs' },
+        sourceMaps: 'inline',
+      },
+    ],
+  },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleNameMapper: {
+    '^@wds/([a-z0-9-]+)$': `${libsDir}/$1/src/index.ts`,
+  },
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+};
