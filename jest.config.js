@@ -14,6 +14,6 @@ for (const kind of ['libs', 'apps']) {
 
 module.exports = {
   projects,
-  globalSetup: '<rootDir>/libs/testing/src/global-setup.js',
-  globalTeardown: '<rootDir>/libs/testing/src/global-teardown.js',
+  globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
+  globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
 };

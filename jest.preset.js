@@ -25,4 +25,6 @@ module.exports = {
     '^@wds/([a-z0-9-]+)$': `${libsDir}/$1/src/index.ts`,
   },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  globalSetup: `${libsDir}/testing/src/global-setup.ts`,
+  globalTeardown: `${libsDir}/testing/src/global-teardown.ts`,
 };

@@ -1,1 +1,2 @@
-export {};
+export * from './common/errors';
+export * from './messages/define';

@@ -1,0 +1,270 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+/** A server process this module started; `stop()` ends it and waits for the exit. */
+export interface RunningServer {
+  readonly url: string;
+  readonly port: number;
+  readonly pid: number | undefined;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export function findBinary(name: string, extraDirs: string[] = []): string | undefined {
+  const dirs = [...extraDirs, ...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/usr/local/bin', '/usr/bin'];
+  for (const dir of dirs) {
+    const candidate = path.join(dir, name);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // keep looking
+    }
+  }
+  return undefined;
+}
+
+function postgresBinDir(): string | undefined {
+  const base = '/usr/lib/postgresql';
+  if (!fs.existsSync(base)) return undefined;
+  const versions = fs
+    .readdirSync(base)
+    .filter((v) => /^\d+$/.test(v))
+    .sort((a, b) => Number(b) - Number(a));
+  for (const v of versions) {
+    const dir = path.join(base, v, 'bin');
+    if (fs.existsSync(path.join(dir, 'postgres'))) return dir;
+  }
+  return undefined;
+}
+
+async function waitForPort(port: number, child: ChildProcess, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with code ${child.exitCode} while starting`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what} did not listen on port ${port} within ${timeoutMs} ms`);
+}
+
+function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill(signal);
+  });
+}
+
+function tail(file: string, bytes = 4000): string {
+  try {
+    const buf = fs.readFileSync(file);
+    return buf.subarray(Math.max(0, buf.length - bytes)).toString('utf8');
+  } catch {
+    return '';
+  }
+}
+
+export interface NatsOptions {
+  /** JetStream store directory (created). */
+  dataDir: string;
+  port?: number;
+  /** Max payload in bytes (default 1 MiB, the NATS default). */
+  maxPayload?: number;
+}
+
+/** Starts nats-server with JetStream enabled, listening on 127.0.0.1. */
+export async function startNats(opts: NatsOptions): Promise<RunningServer> {
+  const bin = findBinary('nats-server', [path.join(process.env.HOME ?? '/root', 'go', 'bin')]);
+  if (!bin) throw new Error('nats-server not found: install it (apt-get install -y nats-server)');
+  const port = opts.port ?? (await freePort());
+  fs.mkdirSync(opts.dataDir, { recursive: true });
+  const logFile = path.join(opts.dataDir, 'nats-server.log');
+  const confFile = path.join(opts.dataDir, 'nats-server.conf');
+  fs.writeFileSync(
+    confFile,
+    [
+      `host: 127.0.0.1`,
+      `port: ${port}`,
+      `max_payload: ${opts.maxPayload ?? 1024 * 1024}`,
+      `jetstream { store_dir: "${path.join(opts.dataDir, 'jetstream')}" }`,
+      '',
+    ].join('\n'),
+  );
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(bin, ['-c', confFile], { stdio: ['ignore', out, out] });
+  fs.closeSync(out);
+  try {
+    await waitForPort(port, child, 'nats-server');
+  } catch (err) {
+    await stopChild(child);
+    throw new Error(`${(err as Error).message}\n${tail(logFile)}`);
+  }
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    pid: child.pid,
+    stop: () => stopChild(child),
+  };
+}
+
+export interface PostgresOptions {
+  /** Cluster directory; initialised with initdb when empty. */
+  dataDir: string;
+  port?: number;
+  user?: string;
+  password?: string;
+  database?: string;
+}
+
+/**
+ * Starts a PostgreSQL cluster on 127.0.0.1 from the local binaries. As root the server runs as
+ * the `postgres` system user (PostgreSQL refuses to run as root).
+ */
+export async function startPostgres(opts: PostgresOptions): Promise<RunningServer> {
+  const binDir = postgresBinDir() ?? path.dirname(findBinary('postgres') ?? '');
+  const postgres = path.join(binDir, 'postgres');
+  const initdb = path.join(binDir, 'initdb');
+  if (!fs.existsSync(postgres)) throw new Error('postgres not found: install it (apt-get install -y postgresql)');
+  const user = opts.user ?? 'wds';
+  const password = opts.password ?? 'wds';
+  const database = opts.database ?? 'wds';
+  const port = opts.port ?? (await freePort());
+  const dataDir = path.resolve(opts.dataDir);
+  const asRoot = process.getuid?.() === 0;
+  const runAs = (cmd: string, args: string[]): [string, string[]] =>
+    asRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
+
+  fs.mkdirSync(dataDir, { recursive: true });
+  if (asRoot) execFileSync('chown', ['-R', 'postgres:postgres', dataDir]);
+  if (asRoot) {
+    // runuser needs every parent directory to be traversable by the postgres user.
+    let dir = path.dirname(dataDir);
+    while (dir !== path.dirname(dir)) {
+      try {
+        const mode = fs.statSync(dir).mode;
+        if ((mode & 0o001) === 0) fs.chmodSync(dir, mode | 0o001);
+      } catch {
+        break;
+      }
+      dir = path.dirname(dir);
+    }
+  }
+  if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    const pwFile = path.join(dataDir, '..', `.pgpass-init-${process.pid}`);
+    fs.writeFileSync(pwFile, password, { mode: 0o644 });
+    try {
+      const [cmd, args] = runAs(initdb, [
+        '-D',
+        dataDir,
+        '-U',
+        user,
+        '--pwfile',
+        pwFile,
+        '-A',
+        'scram-sha-256',
+        '-E',
+        'UTF8',
+        '--no-locale',
+      ]);
+      execFileSync(cmd, args, { stdio: 'pipe' });
+    } finally {
+      fs.rmSync(pwFile, { force: true });
+    }
+  }
+  const logFile = path.join(dataDir, 'postgres.log');
+  if (asRoot && !fs.existsSync(logFile)) {
+    fs.writeFileSync(logFile, '');
+    execFileSync('chown', ['postgres:postgres', logFile]);
+  }
+  const out = fs.openSync(logFile, 'a');
+  const [cmd, args] = runAs(postgres, [
+    '-D',
+    dataDir,
+    '-p',
+    String(port),
+    '-h',
+    '127.0.0.1',
+    '-k',
+    '',
+    '-c',
+    'max_connections=300',
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'full_page_writes=off',
+    '-c',
+    'shared_buffers=256MB',
+  ]);
+  const child = spawn(cmd, args, { stdio: ['ignore', out, out] });
+  fs.closeSync(out);
+  try {
+    await waitForPort(port, child, 'postgres');
+  } catch (err) {
+    await stopChild(child, 'SIGINT');
+    throw new Error(`${(err as Error).message}\n${tail(logFile)}`);
+  }
+  const adminUrl = `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  await ensureDatabase(adminUrl, database);
+  return {
+    url: `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
+    port,
+    pid: child.pid,
+    // SIGINT = PostgreSQL "fast shutdown": active transactions rolled back, clean checkpoint.
+    stop: () => stopChild(child, 'SIGINT', 20_000),
+  };
+}
+
+/** Creates `database` if it does not exist, retrying while the server finishes starting. */
+export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
+  // pg is loaded lazily so this module stays usable by scripts that never touch PostgreSQL.
+  const { Client } = await import('pg');
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const client = new Client({ connectionString: adminUrl });
+    try {
+      await client.connect();
+      const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+      if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
+      return;
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      // 57P03 = the database system is starting up
+      if (Date.now() > deadline || (code !== '57P03' && code !== 'ECONNREFUSED' && code !== '42P04')) {
+        if (code === '42P04') return; // created concurrently
+        throw err;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+}
