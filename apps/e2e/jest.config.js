@@ -2,5 +2,5 @@ module.exports = {
   preset: '../../jest.preset.js',
   displayName: 'e2e',
   rootDir: __dirname,
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  testMatch: ['<rootDir>/test/**/*.spec.ts'],
 };

@@ -1,1 +1,3 @@
-export {};
+export * from './database';
+export * from './migrations';
+export type { QueryResult, QueryResultRow } from 'pg';

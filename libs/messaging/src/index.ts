@@ -1,1 +1,3 @@
-export {};
+export * from './messaging';
+export type { ConsumeContext, ConsumeHandler, ConsumeOptions } from './consumer';
+export { subjectMatches } from './codec';

@@ -1,1 +1,5 @@
-export {};
+export * from './tokens';
+export * from './bootstrap';
+export * from './discovery';
+export * from './platform.module';
+export * from './health.controller';

@@ -10,9 +10,13 @@ import { z } from 'zod';
  */
 
 /** Request/reply over core NATS, served by a queue group so any replica answers. */
-export interface RpcDef<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
+export interface RpcDef<
+  Req extends z.ZodType = z.ZodType,
+  Res extends z.ZodType = z.ZodType,
+  S extends string = string,
+> {
   readonly kind: 'rpc';
-  readonly subject: string;
+  readonly subject: S;
   /** Queue group name; one replica of the group answers each request. */
   readonly queue: string;
   readonly request: Req;
@@ -20,10 +24,10 @@ export interface RpcDef<Req extends z.ZodType = z.ZodType, Res extends z.ZodType
 }
 
 /** A message persisted on a JetStream stream (durable work or a job event). */
-export interface StreamMessageDef<P extends z.ZodType = z.ZodType> {
+export interface StreamMessageDef<P extends z.ZodType = z.ZodType, S extends string = string> {
   readonly kind: 'stream';
   /** Concrete subject, or a prefix ending in `>`/`*` tokens for subjects parameterised at publish time. */
-  readonly subject: string;
+  readonly subject: S;
   readonly stream: string;
   readonly payload: P;
 }
@@ -47,23 +51,25 @@ export interface ConsumerDef {
   readonly backoffMs?: readonly number[];
 }
 
-export function defineRpc<Req extends z.ZodType, Res extends z.ZodType>(
-  subject: string,
+export function defineRpc<Req extends z.ZodType, Res extends z.ZodType, S extends string = string>(
+  subject: S,
   queue: string,
   request: Req,
   reply: Res,
-): RpcDef<Req, Res> {
+): RpcDef<Req, Res, S> {
   return { kind: 'rpc', subject, queue, request, reply };
 }
 
-export function defineStreamMessage<P extends z.ZodType>(
-  subject: string,
+export function defineStreamMessage<P extends z.ZodType, S extends string = string>(
+  subject: S,
   stream: string,
   payload: P,
-): StreamMessageDef<P> {
+): StreamMessageDef<P, S> {
   return { kind: 'stream', subject, stream, payload };
 }
 
 export type RpcRequest<D extends RpcDef> = z.input<D['request']>;
+/** The request as the handler sees it after parsing (defaults applied). */
+export type RpcRequestParsed<D extends RpcDef> = z.output<D['request']>;
 export type RpcReply<D extends RpcDef> = z.output<D['reply']>;
 export type StreamPayload<D extends StreamMessageDef> = z.output<D['payload']>;

@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { LedgerModule } from './ledger/ledger.module';
+
+/** Root feature module of the billing service; platform providers (config, logger, NATS, PostgreSQL) are global. */
+@Module({
+  imports: [LedgerModule],
+})
+export class AppModule {}

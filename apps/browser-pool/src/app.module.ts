@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+
+/** Root feature module of the browser-pool service; platform providers (config, logger, NATS, PostgreSQL) are global. */
+@Module({
+  imports: [],
+})
+export class AppModule {}

@@ -1,0 +1,186 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SERVICE_KINDS } from '@wds/contracts';
+import { freePort } from '@wds/local-infra';
+import { FIXTURE_TEXT, startFixtureSite, type FixtureSite } from '@wds/testing';
+import { StackProcess, isAlive, killMarked, markedProcesses } from './support/stack-process';
+
+// The whole stack booted exactly as `npm start` boots it (tools/stack/start.js), driven over HTTP.
+// The test runner builds everything first; this suite only starts the built services.
+
+const READY_TIMEOUT_MS = 90_000;
+const ADMIN_TOKEN = `admin-${randomBytes(16).toString('hex')}`;
+const BOOTSTRAP_KEY = `e2e-bootstrap-${randomBytes(16).toString('hex')}`;
+
+interface Envelope {
+  success: false;
+  error: string;
+  code?: string;
+}
+
+function expectEnvelope(body: unknown): asserts body is Envelope {
+  expect(body).toEqual(expect.objectContaining({ success: false, error: expect.any(String) }));
+}
+
+describe('the stack started by `npm start`', () => {
+  const mark = randomBytes(8).toString('hex');
+  let dataDir: string;
+  let site: FixtureSite;
+  let stack: StackProcess;
+  let postmasterPid: number | undefined;
+  let createdTeam: { teamId: string; apiKey: string };
+
+  const boot = async () => {
+    const s = new StackProcess({
+      dataDir,
+      port: await freePort(),
+      mark,
+      env: {
+        WDS_ADMIN_TOKEN: ADMIN_TOKEN,
+        WDS_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
+        WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
+      },
+    });
+    await s.ready(READY_TIMEOUT_MS);
+    return s;
+  };
+  const call = async (
+    s: StackProcess,
+    method: string,
+    route: string,
+    opts: { key?: string; body?: unknown } = {},
+  ) => {
+    const res = await fetch(`${s.url}${route}`, {
+      method,
+      headers: {
+        ...(opts.key ? { authorization: `Bearer ${opts.key}` } : {}),
+        ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
+      signal: AbortSignal.timeout(60_000),
+    });
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // not JSON: the assertion on it will say so
+    }
+    return { status: res.status, body: body as any };
+  };
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-e2e-'));
+    site = await startFixtureSite();
+    stack = await boot();
+    const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
+    postmasterPid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]) || undefined;
+  }, READY_TIMEOUT_MS + 10_000);
+
+  afterAll(async () => {
+    await stack?.kill();
+    killMarked(mark);
+    await site?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }, 30_000);
+
+  it('reports every service kind alive on /health', async () => {
+    const { status, body } = await call(stack, 'GET', '/health');
+    expect(status).toBe(200);
+    for (const kind of SERVICE_KINDS) expect(body.services[kind]).toBeGreaterThanOrEqual(1);
+  });
+
+  it('prints the bootstrap team id', () => {
+    expect(stack.team).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  });
+
+  it('serves an OpenAPI 3.1 document', async () => {
+    const { status, body } = await call(stack, 'GET', '/v2/openapi.json');
+    expect(status).toBe(200);
+    expect(body.openapi).toMatch(/^3\.1\./);
+    expect(Object.keys(body.paths)).toEqual(expect.arrayContaining(['/v2/scrape', '/v2/crawl']));
+  });
+
+  it('refuses /v2 without a key with the error envelope and accepts the bootstrap key', async () => {
+    const anonymous = await call(stack, 'GET', '/v2/crawl/active');
+    expect(anonymous.status).toBe(401);
+    expectEnvelope(anonymous.body);
+    const wrong = await call(stack, 'GET', '/v2/crawl/active', { key: 'wds_aaaaaaaaaaaa_not-a-real-key' });
+    expect(wrong.status).toBe(401);
+
+    const authed = await call(stack, 'GET', '/v2/crawl/active', { key: BOOTSTRAP_KEY });
+    if (authed.status === 200) {
+      expect(authed.body).toEqual({ success: true, crawls: expect.any(Array) });
+    } else {
+      // A part still being built answers 501 with the envelope, never an auth error.
+      expect(authed.status).toBe(501);
+      expectEnvelope(authed.body);
+      expect(authed.body.code).toBe('NOT_IMPLEMENTED');
+    }
+  });
+
+  it('scrapes a page of the fixture site end to end', async () => {
+    const { status, body } = await call(stack, 'POST', '/v2/scrape', {
+      key: BOOTSTRAP_KEY,
+      body: { url: `${site.url}/article`, formats: ['markdown'] },
+    });
+    if (status === 501) {
+      expectEnvelope(body);
+      return;
+    }
+    expect(status).toBe(200);
+    expect(body.success).toBe(true);
+    expect(body.data.markdown).toContain(FIXTURE_TEXT.articleTitle);
+    expect(body.data.metadata.statusCode).toBe(200);
+  }, 60_000);
+
+  it('creates a team through the admin API whose key works', async () => {
+    const noToken = await call(stack, 'POST', '/admin/v1/teams', { body: { name: 'e2e' } });
+    expect([401, 403]).toContain(noToken.status);
+    expectEnvelope(noToken.body);
+    const withApiKey = await call(stack, 'POST', '/admin/v1/teams', {
+      key: BOOTSTRAP_KEY,
+      body: { name: 'e2e' },
+    });
+    expect([401, 403]).toContain(withApiKey.status);
+
+    const created = await call(stack, 'POST', '/admin/v1/teams', {
+      key: ADMIN_TOKEN,
+      body: { name: 'e2e-team', credits: 500 },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({ teamId: expect.any(String), apiKey: expect.any(String) });
+    createdTeam = created.body;
+    const used = await call(stack, 'GET', '/v2/crawl/active', { key: createdTeam.apiKey });
+    expect(used.status).not.toBe(401);
+    expect([200, 501]).toContain(used.status); // 501 only while a part is unbuilt
+  });
+
+  it('stops cleanly on SIGINT and leaves no process behind', async () => {
+    const pids = [...stack.pids];
+    expect(pids.length).toBeGreaterThanOrEqual(SERVICE_KINDS.length + 2);
+    const { code, ms } = await stack.stop('SIGINT', 30_000);
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(30_000);
+    expect(pids.filter(isAlive)).toEqual([]);
+    if (postmasterPid) expect(isAlive(postmasterPid)).toBe(false);
+    expect(markedProcesses(mark)).toEqual([]);
+  }, 40_000);
+
+  it(
+    'reuses the data on the next start',
+    async () => {
+      const firstTeam = stack.team;
+      stack = await boot();
+      expect(stack.team).toBe(firstTeam);
+      const used = await call(stack, 'GET', '/v2/crawl/active', { key: createdTeam.apiKey });
+      expect(used.status).not.toBe(401);
+      const { code } = await stack.stop('SIGTERM', 30_000);
+      expect(code).toBe(0);
+      expect(markedProcesses(mark)).toEqual([]);
+    },
+    READY_TIMEOUT_MS + 40_000,
+  );
+});

@@ -1,0 +1,179 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+const START_SCRIPT = path.join(REPO_ROOT, 'tools', 'stack', 'start.js');
+const OUTPUT_KEPT = 64 * 1024;
+
+export interface StackOptions {
+  dataDir: string;
+  port: number;
+  /** A value unique to this test run; every process of the stack inherits it in WDS_E2E_MARK. */
+  mark: string;
+  env?: Record<string, string>;
+}
+
+/** `npm start` (tools/stack/start.js) running as a child process, observed through its output. */
+export class StackProcess {
+  readonly url: string;
+  readonly pids = new Set<number>();
+  team: string | undefined;
+  private readonly child: ChildProcess;
+  private output = '';
+  private exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private readyResolvers: Array<() => void> = [];
+
+  constructor(opts: StackOptions) {
+    this.url = `http://127.0.0.1:${opts.port}`;
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      WDS_DATA_DIR: opts.dataDir,
+      PORT: String(opts.port),
+      WDS_SKIP_PROVISION: '1',
+      WDS_SKIP_BUILD: '1',
+      LOG_LEVEL: 'warn',
+      WDS_E2E_MARK: opts.mark,
+      ...opts.env,
+    };
+    // The stack must start its own servers, as `npm start` does on a developer machine.
+    delete env.NATS_URL;
+    delete env.DATABASE_URL;
+    this.child = spawn(process.execPath, [START_SCRIPT], {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.exit = new Promise((resolve) =>
+      this.child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    let pending = '';
+    const onData = (chunk: Buffer) => {
+      this.output = (this.output + chunk.toString()).slice(-OUTPUT_KEPT);
+      pending += chunk.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) this.onLine(line);
+    };
+    this.child.stdout?.on('data', onData);
+    this.child.stderr?.on('data', (chunk: Buffer) => {
+      this.output = (this.output + chunk.toString()).slice(-OUTPUT_KEPT);
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  tail(chars = 6000): string {
+    return this.output.slice(-chars);
+  }
+
+  private onLine(line: string): void {
+    const proc = /^WDS_PROCESS name=\S+ pid=(\d+)$/.exec(line);
+    if (proc) this.pids.add(Number(proc[1]));
+    const ready = /^WDS_READY url=(\S+) team=(\S+)$/.exec(line);
+    if (ready) {
+      this.team = ready[2];
+      this.readyResolvers.splice(0).forEach((r) => r());
+    }
+  }
+
+  /** Resolves on the WDS_READY line; rejects with the output tail on timeout or early exit. */
+  async ready(timeoutMs: number): Promise<void> {
+    if (this.team) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        new Promise<void>((resolve) => this.readyResolvers.push(resolve)),
+        this.exit.then(({ code, signal }) => {
+          throw new Error(`the stack exited (${code ?? signal}) before it was ready:\n${this.tail()}`);
+        }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no WDS_READY line within ${timeoutMs / 1000}s:\n${this.tail()}`)),
+            timeoutMs,
+          );
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Sends `signal` and waits for the exit; rejects when it takes longer than timeoutMs. */
+  async stop(signal: NodeJS.Signals, timeoutMs: number): Promise<{ code: number | null; ms: number }> {
+    const t0 = Date.now();
+    this.child.kill(signal);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const { code } = await Promise.race([
+        this.exit,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(
+                new Error(`the stack did not exit within ${timeoutMs / 1000}s of ${signal}:\n${this.tail()}`),
+              ),
+            timeoutMs,
+          );
+        }),
+      ]);
+      return { code, ms: Date.now() - t0 };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Test clean-up: whatever is still alive dies now. */
+  async kill(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill('SIGKILL');
+      await this.exit;
+    }
+  }
+}
+
+/** Processes still alive (zombies count as dead) that carry the run's mark in their environment. */
+export function markedProcesses(mark: string): string[] {
+  const needle = Buffer.from(`WDS_E2E_MARK=${mark}`);
+  const alive: string[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!fs.readFileSync(`/proc/${entry}/environ`).includes(needle)) continue;
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (/^\d+ \(.*\) Z/.test(stat)) continue;
+      alive.push(
+        `${entry} ${fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').slice(0, 120)}`,
+      );
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return alive;
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** SIGKILL for anything the mark still finds; used only after a failed test. */
+export function killMarked(mark: string): void {
+  for (const line of markedProcesses(mark)) {
+    try {
+      process.kill(Number(line.split(' ')[0]), 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}

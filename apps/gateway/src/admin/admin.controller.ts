@@ -1,0 +1,75 @@
+import { Body, Controller, Delete, Headers, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
+import {
+  AdminCreateApiKeyRequest,
+  AdminCreateTeamRequest,
+  AdminCreditsRequest,
+  AdminLimitsRequest,
+  AdminWebhookSecretRequest,
+  type AdminCreateApiKeyResponse,
+  type AdminCreateTeamResponse,
+  type AdminCreditsResponse,
+  type AdminOkResponse,
+} from '@wds/contracts';
+import { validate } from '../http/validate';
+import { AdminTokenGuard } from './admin-token.guard';
+import { AdjustCredits, CreateApiKey, CreateTeam, RevokeApiKey, SetTeamLimits, SetWebhookSecret } from './admin.usecases';
+
+const OK: AdminOkResponse = { success: true };
+
+/** The operator API of operations.md; every route needs the admin token. */
+@Controller('admin/v1')
+@UseGuards(AdminTokenGuard)
+export class AdminController {
+  constructor(
+    private readonly createTeam: CreateTeam,
+    private readonly createApiKey: CreateApiKey,
+    private readonly revokeApiKey: RevokeApiKey,
+    private readonly adjustCredits: AdjustCredits,
+    private readonly setLimits: SetTeamLimits,
+    private readonly setWebhookSecret: SetWebhookSecret,
+  ) {}
+
+  @Post('teams')
+  @HttpCode(201)
+  async teams(@Body() body: unknown): Promise<AdminCreateTeamResponse> {
+    return this.createTeam.execute(validate(AdminCreateTeamRequest, body, 'body'));
+  }
+
+  @Post('teams/:teamId/api-keys')
+  @HttpCode(201)
+  async apiKeys(@Param('teamId') teamId: string, @Body() body: unknown): Promise<AdminCreateApiKeyResponse> {
+    const { name } = validate(AdminCreateApiKeyRequest, body ?? {}, 'body');
+    return this.createApiKey.execute(teamId, name);
+  }
+
+  @Delete('api-keys/:prefix')
+  @HttpCode(200)
+  async revoke(@Param('prefix') prefix: string): Promise<AdminOkResponse> {
+    await this.revokeApiKey.execute(prefix);
+    return OK;
+  }
+
+  @Post('teams/:teamId/credits')
+  @HttpCode(200)
+  async credits(
+    @Param('teamId') teamId: string,
+    @Body() body: unknown,
+    @Headers('idempotency-key') idempotencyKey?: string,
+  ): Promise<AdminCreditsResponse> {
+    return this.adjustCredits.execute(teamId, validate(AdminCreditsRequest, body, 'body'), idempotencyKey);
+  }
+
+  @Put('teams/:teamId/limits')
+  @HttpCode(200)
+  async limits(@Param('teamId') teamId: string, @Body() body: unknown): Promise<AdminOkResponse> {
+    await this.setLimits.execute(teamId, validate(AdminLimitsRequest, body, 'body'));
+    return OK;
+  }
+
+  @Put('teams/:teamId/webhook-secret')
+  @HttpCode(200)
+  async webhookSecret(@Param('teamId') teamId: string, @Body() body: unknown): Promise<AdminOkResponse> {
+    await this.setWebhookSecret.execute(teamId, validate(AdminWebhookSecretRequest, body, 'body').secret);
+    return OK;
+  }
+}

@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { AdminModule } from './admin/admin.module';
+import { AuthModule } from './auth/auth.module';
+import { BootstrapModule } from './bootstrap/bootstrap.module';
+import { HealthModule } from './health/health.module';
+import { HttpModule } from './http/http.module';
+import { LimitsModule } from './limits/limits.module';
+import { OpenApiModule } from './openapi/openapi.module';
+import { PendingRoutesModule } from './v2/pending-routes.module';
+
+@Module({
+  imports: [
+    HttpModule,
+    AuthModule,
+    LimitsModule,
+    BootstrapModule,
+    AdminModule,
+    HealthModule,
+    OpenApiModule,
+    PendingRoutesModule,
+  ],
+})
+export class AppModule {}

@@ -1,0 +1,17 @@
+import { CommonEnv, envInt } from '@wds/config';
+import { z } from 'zod';
+
+export const GatewayConfig = CommonEnv.extend({
+  PORT: envInt({ min: 0, max: 65535 }).default(3002),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** Enables the admin API; unset = every /admin path answers 404. */
+  WDS_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  WDS_BOOTSTRAP_API_KEY: z.string().min(8).max(512).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces').optional(),
+  WDS_BOOTSTRAP_CREDITS: envInt({ min: 0 }).default(100000),
+  WDS_BOOTSTRAP_WEBHOOK_SECRET: z.string().min(1).max(1000).optional(),
+  /** Base URL clients reach the gateway at, for absolute URLs in answers (OpenAPI servers, `next` links). */
+  WDS_PUBLIC_BASE_URL: z.url().optional(),
+  /** How long a positive API key lookup is reused; revocations clear it at once anyway. */
+  WDS_AUTH_CACHE_TTL_MS: envInt({ min: 0, max: 600_000 }).default(30_000),
+});
+export type GatewayConfig = z.output<typeof GatewayConfig>;

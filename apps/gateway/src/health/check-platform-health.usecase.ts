@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { SERVICE_KINDS, type ServiceKind } from '@wds/contracts';
+import { Database } from '@wds/database';
+import { Messaging } from '@wds/messaging';
+import { discoverInstances } from '@wds/service-kit';
+
+const PING_TIMEOUT_MS = 2000;
+
+export interface PlatformHealth {
+  status: 'ok' | 'degraded';
+  nats: 'ok' | 'unreachable';
+  database: 'ok' | 'unreachable';
+  /** Live instances per service kind. */
+  services: Record<ServiceKind, number>;
+  /** What keeps the platform from being healthy: `nats`, `database` and service kinds without an instance. */
+  missing: string[];
+}
+
+function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('timeout')), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** The gateway's view of the whole platform for GET /health (operations.md, Health). */
+@Injectable()
+export class CheckPlatformHealth {
+  constructor(
+    private readonly messaging: Messaging,
+    private readonly db: Database,
+  ) {}
+
+  async execute(): Promise<PlatformHealth> {
+    const natsUp = this.messaging.isConnected();
+    const [dbUp, instances] = await Promise.all([
+      within(this.db.ping(), PING_TIMEOUT_MS).then(
+        () => true,
+        () => false,
+      ),
+      natsUp ? discoverInstances(this.messaging).catch(() => []) : Promise.resolve([]),
+    ]);
+    const services = Object.fromEntries(SERVICE_KINDS.map((k) => [k, 0])) as Record<ServiceKind, number>;
+    for (const i of instances) services[i.kind]++;
+    const missing = [
+      ...(natsUp ? [] : ['nats']),
+      ...(dbUp ? [] : ['database']),
+      ...SERVICE_KINDS.filter((k) => services[k] === 0),
+    ];
+    return {
+      status: missing.length ? 'degraded' : 'ok',
+      nats: natsUp ? 'ok' : 'unreachable',
+      database: dbUp ? 'ok' : 'unreachable',
+      services,
+      missing,
+    };
+  }
+}

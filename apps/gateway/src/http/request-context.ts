@@ -1,0 +1,47 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import { ErrorCode, ServiceError } from '@wds/contracts';
+import type { FastifyRequest } from 'fastify';
+import type { AuthenticatedTeam } from '../auth/authenticated-team';
+
+/** Per-request state the gateway attaches to Fastify requests. */
+interface GatewayRequestState {
+  requestId: string;
+  team?: AuthenticatedTeam;
+}
+
+const STATE = new WeakMap<object, GatewayRequestState>();
+
+/** Keyed by the raw IncomingMessage, which Fastify hooks and Nest handlers share. */
+export function setRequestId(req: FastifyRequest, requestId: string): void {
+  STATE.set(req.raw, { ...STATE.get(req.raw), requestId });
+}
+
+export function requestIdOf(req: FastifyRequest): string | undefined {
+  return STATE.get(req.raw)?.requestId;
+}
+
+export function setTeam(req: FastifyRequest, team: AuthenticatedTeam): void {
+  const state = STATE.get(req.raw) ?? { requestId: '' };
+  STATE.set(req.raw, { ...state, team });
+}
+
+export function teamOf(req: FastifyRequest): AuthenticatedTeam | undefined {
+  return STATE.get(req.raw)?.team;
+}
+
+/** The authenticated team; only valid behind the API key guard. */
+export function requireTeam(req: FastifyRequest): AuthenticatedTeam {
+  const team = teamOf(req);
+  if (!team) throw new ServiceError(ErrorCode.UNAUTHORIZED, 'Unauthorized: missing API key');
+  return team;
+}
+
+/** `@CurrentTeam() team: AuthenticatedTeam` in controllers behind the API key guard. */
+export const CurrentTeam = createParamDecorator((_data: unknown, ctx: ExecutionContext) =>
+  requireTeam(ctx.switchToHttp().getRequest<FastifyRequest>()),
+);
+
+/** `@RequestId() id: string`: the sanitised X-Request-Id echoed on the response. */
+export const RequestId = createParamDecorator(
+  (_data: unknown, ctx: ExecutionContext) => requestIdOf(ctx.switchToHttp().getRequest<FastifyRequest>()) ?? '',
+);

@@ -1,0 +1,64 @@
+import { JobIdParams, OPERATIONS, type HttpMethod } from '@wds/contracts';
+import type { z } from 'zod';
+
+export interface PendingRoute {
+  method: HttpMethod;
+  /** OpenAPI-style path (`/v2/crawl/{id}`). */
+  path: string;
+  pathParams?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+}
+
+/**
+ * THE route table of public endpoints that are routed but not implemented yet. Each answers 501
+ * NOT_IMPLEMENTED after authentication, rate/concurrency limits and validation of its path, query
+ * and body with the contracts schema. When an endpoint gets its real controller, delete its
+ * operationId here (the route would otherwise be registered twice and Fastify refuses to start).
+ */
+export const NOT_YET_IMPLEMENTED_OPERATIONS: readonly string[] = [
+  'scrape',
+  'getScrape',
+  'interact',
+  'stopInteraction',
+  'listBrowsers',
+  'browserExecute',
+  'crawl',
+  'crawlParamsPreview',
+  'getActiveCrawls',
+  'getCrawlStatus',
+  'cancelCrawl',
+  'getCrawlErrors',
+  'map',
+  'batchScrape',
+  'getBatchScrapeStatus',
+  'cancelBatchScrape',
+  'getBatchScrapeErrors',
+  'getTeamActivity',
+  'getTokenUsageHistorical',
+  'docsSearch',
+];
+
+/** Endpoints named by api-v2.md (activity retrieval of agent jobs) whose shapes it does not show. */
+const EXTRA_PENDING_ROUTES: readonly PendingRoute[] = [
+  { method: 'post', path: '/v2/extract' },
+  { method: 'get', path: '/v2/extract/{id}', pathParams: JobIdParams },
+];
+
+export function pendingRoutes(): PendingRoute[] {
+  const routes = NOT_YET_IMPLEMENTED_OPERATIONS.map((id): PendingRoute => {
+    const op = OPERATIONS.find((o) => o.operationId === id);
+    if (!op) throw new Error(`route table names unknown operation "${id}"`);
+    return { method: op.method, path: op.path, pathParams: op.pathParams, query: op.query, body: op.body?.schema };
+  });
+  return [...routes, ...EXTRA_PENDING_ROUTES];
+}
+
+/** `/v2/crawl/{id}` → `v2/crawl/:id` (Nest/Fastify path syntax). */
+export function toRoutePath(openApiPath: string): string {
+  return openApiPath.replace(/^\//, '').replace(/\{([^}]+)\}/g, ':$1');
+}
+
+export function endpointName(route: PendingRoute): string {
+  return `${route.method.toUpperCase()} ${route.path}`;
+}

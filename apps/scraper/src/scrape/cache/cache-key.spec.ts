@@ -1,0 +1,39 @@
+import { ScrapeRequest } from '@wds/contracts';
+import { normalizeCacheUrl, scrapeCacheKey } from './cache-key';
+
+const base = (extra: Record<string, unknown> = {}) =>
+  ScrapeRequest.parse({ url: 'https://Example.com/a/', ...extra });
+
+describe('scrapeCacheKey', () => {
+  it('normalises the URL (fragment, query order, trailing slash, host case)', () => {
+    expect(normalizeCacheUrl('https://Example.com:443/a/?b=2&a=1#top')).toBe('https://example.com/a?a=1&b=2');
+    expect(normalizeCacheUrl('https://example.com/')).toBe('https://example.com/');
+    expect(scrapeCacheKey(base())).toBe(scrapeCacheKey(base({ url: 'https://example.com/a#x' })));
+  });
+
+  it('is insensitive to the order of formats and tags, and to fetch-only options', () => {
+    const a = base({
+      formats: ['markdown', 'links'],
+      includeTags: ['p', 'h1'],
+      timeout: 5000,
+      proxy: 'basic',
+    });
+    const b = base({ formats: ['links', 'markdown'], includeTags: ['h1', 'p'], skipTlsVerification: false });
+    expect(scrapeCacheKey(a)).toBe(scrapeCacheKey(b));
+  });
+
+  it.each([
+    ['formats', { formats: ['html'] }],
+    ['onlyMainContent', { onlyMainContent: false }],
+    ['includeTags', { includeTags: ['article'] }],
+    ['excludeTags', { excludeTags: ['nav'] }],
+    ['removeBase64Images', { removeBase64Images: false }],
+    ['mobile', { mobile: true }],
+    ['location country', { location: { country: 'DE' } }],
+    ['location languages', { location: { country: 'US', languages: ['fr-FR'] } }],
+    ['parsers', { parsers: [] }],
+    ['url', { url: 'https://example.com/b' }],
+  ])('changes with %s', (_name, extra) => {
+    expect(scrapeCacheKey(base(extra))).not.toBe(scrapeCacheKey(base()));
+  });
+});

@@ -1,0 +1,21 @@
+import type { Document, DocumentMetadata } from '@wds/contracts';
+
+export type OutputFormat = 'markdown' | 'html' | 'rawHtml' | 'links' | 'images';
+
+export interface HtmlTransformOptions {
+  url: string;
+  formats: ReadonlySet<OutputFormat>;
+  onlyMainContent: boolean;
+  includeTags?: string[];
+  excludeTags?: string[];
+  removeBase64Images: boolean;
+}
+
+export type HtmlTransformResult = Pick<Document, 'markdown' | 'html' | 'rawHtml' | 'links' | 'images'> & {
+  metadata: DocumentMetadata;
+};
+
+/** Port: HTML → requested formats + page metadata (CPU-bound, pure). */
+export abstract class HtmlTransformer {
+  abstract transform(rawHtml: string, opts: HtmlTransformOptions): Promise<HtmlTransformResult>;
+}

@@ -1,0 +1,37 @@
+import { envInt } from '@wds/config';
+import { parseProxyList } from '@wds/outbound';
+import { z } from 'zod';
+
+function proxyList() {
+  return z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      try {
+        return parseProxyList(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    });
+}
+
+/**
+ * Environment of the scrape feature; the app's config schema extends CommonEnv with this shape
+ * (`CommonEnv.extend(scrapeEnvShape)`).
+ */
+export const scrapeEnvShape = {
+  /** Comma list of http(s)://[user:pass@]host:port proxies for `proxy: basic` (rotated); empty = direct. */
+  WDS_PROXY_BASIC: proxyList(),
+  /** Same for `proxy: enhanced` and the `auto` retry after 401/403/429; empty = direct, no retry. */
+  WDS_PROXY_ENHANCED: proxyList(),
+  /** Largest page body accepted (decompressed bytes). */
+  WDS_SCRAPE_MAX_BYTES: envInt({ min: 1024 }).default(20 * 1024 * 1024),
+  /** How long scrape jobs and their documents are kept for GET /v2/scrape/{id}. */
+  WDS_SCRAPE_RETENTION_HOURS: envInt({ min: 1 }).default(24),
+  /** How long cached pages are kept; lockdown's default maxAge is 2 years, hence the default. */
+  WDS_SCRAPE_CACHE_RETENTION_DAYS: envInt({ min: 1 }).default(730),
+};
+
+export const ScrapeEnv = z.object(scrapeEnvShape);
+export type ScrapeEnv = z.output<typeof ScrapeEnv> & { WDS_PRIVATE_NETWORK_ALLOWLIST: string[] };

@@ -1,0 +1,53 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { SCRAPE_RPC } from '@wds/contracts';
+import { Messaging } from '@wds/messaging';
+import type { Logger } from '@wds/observability';
+import { LOGGER } from '@wds/service-kit';
+import { CacheStore } from './storage/cache-store';
+import { ScrapeStore } from './storage/scrape-store';
+import { GetScrapeUseCase } from './use-cases/get-scrape.usecase';
+import { ReadDocumentChunkUseCase } from './use-cases/read-document-chunk.usecase';
+import { RunScrapeUseCase } from './use-cases/run-scrape.usecase';
+
+const PURGE_INTERVAL_MS = 10 * 60 * 1000;
+
+/**
+ * Serves the scrape RPCs in the `scraper` queue group (any number of replicas share the work) and
+ * purges expired jobs and cache entries (idempotent, so every replica may run it).
+ */
+@Injectable()
+export class ScrapeConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private purgeTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly messaging: Messaging,
+    private readonly runScrape: RunScrapeUseCase,
+    private readonly getScrape: GetScrapeUseCase,
+    private readonly readChunk: ReadDocumentChunkUseCase,
+    private readonly scrapes: ScrapeStore,
+    private readonly cache: CacheStore,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.messaging.serve(SCRAPE_RPC.run, (req) => this.runScrape.execute(req));
+    this.messaging.serve(SCRAPE_RPC.get, (req) => this.getScrape.execute(req));
+    this.messaging.serve(SCRAPE_RPC.documentChunk, (req) => this.readChunk.execute(req));
+    this.purgeTimer = setInterval(() => void this.purge(), PURGE_INTERVAL_MS);
+    this.purgeTimer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.purgeTimer);
+  }
+
+  private async purge(): Promise<void> {
+    try {
+      const jobs = await this.scrapes.purgeExpired();
+      const entries = await this.cache.purgeExpired();
+      if (jobs + entries > 0) this.logger.info({ jobs, entries }, 'purged expired scrapes and cache entries');
+    } catch (err) {
+      this.logger.warn({ err }, 'purging expired scrapes failed');
+    }
+  }
+}

@@ -1,0 +1,109 @@
+import { Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Database } from '@wds/database';
+import type { Logger } from '@wds/observability';
+import { NetworkPolicy, OutboundHttp, ProxyPool } from '@wds/outbound';
+import { APP_CONFIG, LOGGER } from '@wds/service-kit';
+import { DocumentBuilder } from './document/build-document';
+import { HtmlTransformer } from './document/html-transformer';
+import { TransformLibHtmlTransformer } from './document/transform-lib.html-transformer';
+import { FetchEngine } from './engine/fetch-engine';
+import { PdfParseExtractor, PdfTextExtractor } from './pdf/pdf-extractor';
+import type { ScrapeEnv } from './scrape.config';
+import { ScrapeConsumer } from './scrape.consumer';
+import { CacheStore, PgCacheStore } from './storage/cache-store';
+import { PgScrapeStore, ScrapeStore } from './storage/scrape-store';
+import { DocumentDelivery } from './use-cases/document-delivery';
+import { GetScrapeUseCase } from './use-cases/get-scrape.usecase';
+import { ReadDocumentChunkUseCase } from './use-cases/read-document-chunk.usecase';
+import { RunScrapeUseCase } from './use-cases/run-scrape.usecase';
+
+const HOUR = 3600 * 1000;
+/** A too-large zero-data-retention document waits this long at most for the gateway to read it. */
+const TRANSIENT_DOCUMENT_MS = 5 * 60 * 1000;
+
+/** Closes the pooled outbound connections when the app stops. */
+@Injectable()
+class OutboundLifecycle implements OnApplicationShutdown {
+  constructor(private readonly http: OutboundHttp) {}
+  async onApplicationShutdown(): Promise<void> {
+    await this.http.close();
+  }
+}
+
+@Module({
+  providers: [
+    {
+      provide: OutboundHttp,
+      inject: [APP_CONFIG],
+      useFactory: (c: ScrapeEnv) =>
+        new OutboundHttp({ policy: new NetworkPolicy({ allowlist: c.WDS_PRIVATE_NETWORK_ALLOWLIST }) }),
+    },
+    OutboundLifecycle,
+    {
+      provide: FetchEngine,
+      inject: [APP_CONFIG, OutboundHttp],
+      useFactory: (c: ScrapeEnv, http: OutboundHttp) =>
+        new FetchEngine({
+          http,
+          basicProxies: new ProxyPool(c.WDS_PROXY_BASIC),
+          enhancedProxies: new ProxyPool(c.WDS_PROXY_ENHANCED),
+          maxBytes: c.WDS_SCRAPE_MAX_BYTES,
+        }),
+    },
+    { provide: HtmlTransformer, useClass: TransformLibHtmlTransformer },
+    { provide: PdfTextExtractor, useFactory: () => new PdfParseExtractor() },
+    {
+      provide: DocumentBuilder,
+      inject: [HtmlTransformer, PdfTextExtractor],
+      useFactory: (html: HtmlTransformer, pdf: PdfTextExtractor) => new DocumentBuilder(html, pdf),
+    },
+    { provide: ScrapeStore, inject: [Database], useFactory: (db: Database) => new PgScrapeStore(db) },
+    { provide: CacheStore, inject: [Database], useFactory: (db: Database) => new PgCacheStore(db) },
+    {
+      provide: DocumentDelivery,
+      inject: [APP_CONFIG, ScrapeStore],
+      useFactory: (c: ScrapeEnv, store: ScrapeStore) =>
+        new DocumentDelivery(store, {
+          retentionMs: c.WDS_SCRAPE_RETENTION_HOURS * HOUR,
+          transientMs: TRANSIENT_DOCUMENT_MS,
+        }),
+    },
+    {
+      provide: RunScrapeUseCase,
+      inject: [APP_CONFIG, FetchEngine, DocumentBuilder, ScrapeStore, CacheStore, DocumentDelivery, LOGGER],
+      useFactory: (
+        c: ScrapeEnv,
+        engine: FetchEngine,
+        builder: DocumentBuilder,
+        store: ScrapeStore,
+        cache: CacheStore,
+        delivery: DocumentDelivery,
+        logger: Logger,
+      ) =>
+        new RunScrapeUseCase(
+          engine,
+          builder,
+          store,
+          cache,
+          delivery,
+          {
+            retentionMs: c.WDS_SCRAPE_RETENTION_HOURS * HOUR,
+            cacheRetentionMs: c.WDS_SCRAPE_CACHE_RETENTION_DAYS * 24 * HOUR,
+          },
+          logger.child({ component: 'scrape' }),
+        ),
+    },
+    {
+      provide: GetScrapeUseCase,
+      inject: [ScrapeStore],
+      useFactory: (s: ScrapeStore) => new GetScrapeUseCase(s),
+    },
+    {
+      provide: ReadDocumentChunkUseCase,
+      inject: [ScrapeStore],
+      useFactory: (s: ScrapeStore) => new ReadDocumentChunkUseCase(s),
+    },
+    ScrapeConsumer,
+  ],
+})
+export class ScrapeModule {}

@@ -1,0 +1,64 @@
+import type { Queryable } from '@wds/database';
+
+export interface CacheEntry {
+  documentGz: Buffer;
+  contentCredits: number;
+  fetchedAt: Date;
+}
+
+export interface CacheLookup {
+  key: string;
+  /** The entry must be younger than this (ms). */
+  maxAgeMs: number;
+  /** The entry must be at least this old (ms). */
+  minAgeMs?: number;
+}
+
+/** Port: the page cache/index, one entry per cache key. */
+export abstract class CacheStore {
+  abstract find(lookup: CacheLookup): Promise<CacheEntry | undefined>;
+  abstract put(entry: {
+    key: string;
+    url: string;
+    documentGz: Buffer;
+    contentCredits: number;
+    retainMs: number;
+  }): Promise<void>;
+  abstract purgeExpired(): Promise<number>;
+}
+
+export class PgCacheStore extends CacheStore {
+  constructor(private readonly db: Queryable) {
+    super();
+  }
+
+  async find(l: CacheLookup): Promise<CacheEntry | undefined> {
+    const { rows } = await this.db.query<{ document_gz: Buffer; content_credits: number; fetched_at: Date }>(
+      `SELECT document_gz, content_credits, fetched_at FROM scraper.cache_entries
+       WHERE cache_key = $1
+         AND expires_at > now()
+         AND fetched_at > now() - $2 * interval '1 millisecond'
+         AND fetched_at <= now() - $3 * interval '1 millisecond'`,
+      [l.key, l.maxAgeMs, l.minAgeMs ?? 0],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    return { documentGz: row.document_gz, contentCredits: row.content_credits, fetchedAt: row.fetched_at };
+  }
+
+  async put(e: { key: string; url: string; documentGz: Buffer; contentCredits: number; retainMs: number }) {
+    await this.db.query(
+      `INSERT INTO scraper.cache_entries (cache_key, url, document_gz, content_credits, fetched_at, expires_at)
+       VALUES ($1, $2, $3, $4, now(), now() + $5 * interval '1 millisecond')
+       ON CONFLICT (cache_key) DO UPDATE SET url = EXCLUDED.url, document_gz = EXCLUDED.document_gz,
+         content_credits = EXCLUDED.content_credits, fetched_at = EXCLUDED.fetched_at,
+         expires_at = EXCLUDED.expires_at`,
+      [e.key, e.url, e.documentGz, e.contentCredits, e.retainMs],
+    );
+  }
+
+  async purgeExpired(): Promise<number> {
+    const res = await this.db.query(`DELETE FROM scraper.cache_entries WHERE expires_at <= now()`);
+    return res.rowCount ?? 0;
+  }
+}

@@ -1,0 +1,123 @@
+import type { Queryable } from '@wds/database';
+
+export interface ScrapeRecord {
+  id: string;
+  teamId: string;
+  /** Omitted under zero data retention. */
+  url?: string;
+  status: 'completed' | 'failed';
+  errorCode?: string;
+  statusCode?: number;
+  documentGz?: Buffer;
+  documentBytes?: number;
+  creditsUsed: number;
+  cacheHit: boolean;
+  proxyUsed?: 'basic' | 'enhanced';
+  zeroDataRetention: boolean;
+  /** How long the row (and its document) is kept. */
+  retainMs: number;
+}
+
+export interface StoredScrape {
+  teamId: string;
+  status: 'completed' | 'failed';
+  zeroDataRetention: boolean;
+  documentGz?: Buffer;
+}
+
+/** Port: scrape jobs and their documents. */
+export abstract class ScrapeStore {
+  abstract insert(record: ScrapeRecord): Promise<void>;
+  /** Undefined when unknown or expired. */
+  abstract find(id: string): Promise<StoredScrape | undefined>;
+  /** A byte range of the stored gzip document. */
+  abstract readDocumentRange(
+    id: string,
+    offset: number,
+    length: number,
+  ): Promise<{ teamId: string; data: Buffer; total: number; zeroDataRetention: boolean } | undefined>;
+  abstract forgetDocument(id: string): Promise<void>;
+  abstract purgeExpired(): Promise<number>;
+}
+
+export class PgScrapeStore extends ScrapeStore {
+  constructor(private readonly db: Queryable) {
+    super();
+  }
+
+  async insert(r: ScrapeRecord): Promise<void> {
+    await this.db.query(
+      `INSERT INTO scraper.scrapes (id, team_id, url, status, error_code, status_code, document_gz, document_bytes,
+         credits_used, cache_hit, proxy_used, zero_data_retention, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now() + $13 * interval '1 millisecond')
+       ON CONFLICT (id) DO NOTHING`,
+      [
+        r.id,
+        r.teamId,
+        r.url ?? null,
+        r.status,
+        r.errorCode ?? null,
+        r.statusCode ?? null,
+        r.documentGz ?? null,
+        r.documentBytes ?? null,
+        r.creditsUsed,
+        r.cacheHit,
+        r.proxyUsed ?? null,
+        r.zeroDataRetention,
+        r.retainMs,
+      ],
+    );
+  }
+
+  async find(id: string): Promise<StoredScrape | undefined> {
+    const { rows } = await this.db.query<{
+      team_id: string;
+      status: 'completed' | 'failed';
+      zero_data_retention: boolean;
+      document_gz: Buffer | null;
+    }>(
+      `SELECT team_id, status, zero_data_retention, document_gz FROM scraper.scrapes
+       WHERE id = $1 AND expires_at > now()`,
+      [id],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      teamId: row.team_id,
+      status: row.status,
+      zeroDataRetention: row.zero_data_retention,
+      documentGz: row.document_gz ?? undefined,
+    };
+  }
+
+  async readDocumentRange(id: string, offset: number, length: number) {
+    const { rows } = await this.db.query<{
+      team_id: string;
+      data: Buffer | null;
+      total: number | null;
+      zero_data_retention: boolean;
+    }>(
+      `SELECT team_id, zero_data_retention, substring(document_gz FROM $2 FOR $3) AS data,
+              octet_length(document_gz) AS total
+       FROM scraper.scrapes WHERE id = $1 AND expires_at > now()`,
+      [id, offset + 1, length],
+    );
+    const row = rows[0];
+    if (!row || row.data === null || row.total === null) return undefined;
+    return {
+      teamId: row.team_id,
+      data: row.data,
+      total: row.total,
+      zeroDataRetention: row.zero_data_retention,
+    };
+  }
+
+  async forgetDocument(id: string): Promise<void> {
+    await this.db.query(`UPDATE scraper.scrapes SET document_gz = NULL WHERE id = $1`, [id]);
+  }
+
+  async purgeExpired(): Promise<number> {
+    const res = await this.db.query(`DELETE FROM scraper.scrapes WHERE expires_at <= now()`);
+    return res.rowCount ?? 0;
+  }
+}

@@ -1,0 +1,70 @@
+import {
+  SCRAPE_DOCUMENT_CHUNK_BYTES,
+  SCRAPE_INLINE_MAX_BYTES,
+  type Document,
+  type ScrapeResultReply,
+} from '@wds/contracts';
+import { chunkCount, encodeDocument } from '../storage/document-codec';
+import type { ScrapeStore } from '../storage/scrape-store';
+
+export type DeliveredResult = ScrapeResultReply;
+
+export interface DeliveryInput {
+  teamId: string;
+  jobId: string;
+  url: string;
+  document: Document;
+  creditsUsed: number;
+  cacheHit: boolean;
+  proxyUsed?: 'basic' | 'enhanced';
+  statusCode?: number;
+  zeroDataRetention: boolean;
+}
+
+export interface DeliverySettings {
+  retentionMs: number;
+  /** How long a zero-data-retention document too large for a message waits for the gateway to read it. */
+  transientMs: number;
+}
+
+/**
+ * Records the job and hands the document back: inline when it fits a NATS message, otherwise as a
+ * reference to the stored gzip that the caller reads in chunks. Zero data retention keeps neither
+ * URL nor document, except a too-large document, kept briefly until its last chunk is read.
+ */
+export class DocumentDelivery {
+  constructor(
+    private readonly scrapes: ScrapeStore,
+    private readonly settings: DeliverySettings,
+  ) {}
+
+  async deliver(input: DeliveryInput): Promise<DeliveredResult> {
+    const { gz, jsonBytes } = await encodeDocument(input.document);
+    const inline = jsonBytes <= SCRAPE_INLINE_MAX_BYTES;
+    const keepDocument = !input.zeroDataRetention || !inline;
+    await this.scrapes.insert({
+      id: input.jobId,
+      teamId: input.teamId,
+      url: input.zeroDataRetention ? undefined : input.url,
+      status: 'completed',
+      statusCode: input.statusCode,
+      documentGz: keepDocument ? gz : undefined,
+      documentBytes: keepDocument ? gz.length : undefined,
+      creditsUsed: input.creditsUsed,
+      cacheHit: input.cacheHit,
+      proxyUsed: input.proxyUsed,
+      zeroDataRetention: input.zeroDataRetention,
+      retainMs: input.zeroDataRetention ? this.settings.transientMs : this.settings.retentionMs,
+    });
+    const base = { creditsUsed: input.creditsUsed, cacheHit: input.cacheHit };
+    if (inline) return { ...base, document: input.document };
+    return {
+      ...base,
+      documentRef: {
+        jobId: input.jobId,
+        bytes: gz.length,
+        chunks: chunkCount(gz.length, SCRAPE_DOCUMENT_CHUNK_BYTES),
+      },
+    };
+  }
+}

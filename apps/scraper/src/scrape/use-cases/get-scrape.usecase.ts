@@ -1,0 +1,36 @@
+import {
+  SCRAPE_DOCUMENT_CHUNK_BYTES,
+  SCRAPE_INLINE_MAX_BYTES,
+  ServiceError,
+  type ScrapeGetRequest,
+  type ScrapeStoredReply,
+} from '@wds/contracts';
+import { chunkCount, decodeDocument } from '../storage/document-codec';
+import type { ScrapeStore } from '../storage/scrape-store';
+
+/** GET /v2/scrape/{id}: a stored scrape, to its own team only. */
+export class GetScrapeUseCase {
+  constructor(private readonly scrapes: ScrapeStore) {}
+
+  async execute(req: ScrapeGetRequest): Promise<ScrapeStoredReply> {
+    const found = await this.scrapes.find(req.jobId);
+    if (!found) throw new ServiceError('NOT_FOUND', `Scrape job ${req.jobId} not found`);
+    if (found.teamId !== req.teamId)
+      throw new ServiceError('FORBIDDEN', 'This scrape job belongs to another team');
+    // A zero-data-retention job keeps no document to read back (a transient one is for its own reply only).
+    if (found.zeroDataRetention || !found.documentGz) {
+      throw new ServiceError(
+        'NOT_FOUND',
+        found.status === 'failed'
+          ? `Scrape job ${req.jobId} failed and has no document`
+          : `Scrape job ${req.jobId} has no stored document (zero data retention)`,
+      );
+    }
+    const document = await decodeDocument(found.documentGz);
+    if (Buffer.byteLength(JSON.stringify(document)) <= SCRAPE_INLINE_MAX_BYTES) return { document };
+    const bytes = found.documentGz.length;
+    return {
+      documentRef: { jobId: req.jobId, bytes, chunks: chunkCount(bytes, SCRAPE_DOCUMENT_CHUNK_BYTES) },
+    };
+  }
+}

@@ -1,0 +1,235 @@
+import {
+  normalizeFormats,
+  ServiceError,
+  unsupportedScrapeFeature,
+  type Document,
+  type ScrapeRunRequest,
+} from '@wds/contracts';
+import type { Logger } from '@wds/observability';
+import { scrapeCacheKey } from '../cache/cache-key';
+import { CREDITS, freshScrapeCost } from '../credits';
+import type { BuiltDocument, DocumentBuilder } from '../document/build-document';
+import type { OutputFormat } from '../document/html-transformer';
+import { buildMetadata } from '../document/metadata';
+import type { FetchedPage, FetchEngine } from '../engine/fetch-engine';
+import type { CacheStore } from '../storage/cache-store';
+import { decodeDocument, encodeDocument } from '../storage/document-codec';
+import type { ScrapeStore } from '../storage/scrape-store';
+import { DocumentDelivery, type DeliveredResult } from './document-delivery';
+
+export interface RunScrapeSettings {
+  retentionMs: number;
+  cacheRetentionMs: number;
+}
+
+const OUTPUT_FORMATS: readonly OutputFormat[] = ['markdown', 'html', 'rawHtml', 'links', 'images'];
+
+/** Runs a page scrape request within its deadline; `now` is injectable for tests. */
+export class RunScrapeUseCase {
+  constructor(
+    private readonly engine: FetchEngine,
+    private readonly builder: DocumentBuilder,
+    private readonly scrapes: ScrapeStore,
+    private readonly cache: CacheStore,
+    private readonly delivery: DocumentDelivery,
+    private readonly settings: RunScrapeSettings,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async execute(cmd: ScrapeRunRequest): Promise<DeliveredResult> {
+    const started = this.now();
+    const o = cmd.options;
+    const unsupported = unsupportedScrapeFeature(o);
+    if (unsupported) throw new ServiceError('BAD_REQUEST', unsupported.message, { field: unsupported.field });
+    // Lockdown is treated as zero data retention: nothing about the request is kept.
+    const zdr = cmd.zeroDataRetention === true || o.zeroDataRetention || o.lockdown;
+    const log = this.logger.child({ jobId: cmd.jobId, teamId: cmd.teamId, ...(zdr ? {} : { url: o.url }) });
+    const key = scrapeCacheKey(o);
+
+    if (o.lockdown || o.minAge !== undefined) {
+      const entry = await this.cache.find({
+        key,
+        maxAgeMs: o.lockdown ? o.maxAge : Number.MAX_SAFE_INTEGER,
+        minAgeMs: o.minAge,
+      });
+      if (!entry) {
+        const lockdown = o.lockdown;
+        const credits = lockdown ? CREDITS.lockdownMiss : 0;
+        await this.recordFailure(
+          cmd,
+          zdr,
+          lockdown ? 'SCRAPE_LOCKDOWN_CACHE_MISS' : 'SCRAPE_NO_CACHED_DATA',
+          credits,
+        );
+        log.info({ lockdown }, 'scrape cache miss on a cache-only request');
+        throw lockdown
+          ? new ServiceError(
+              'SCRAPE_LOCKDOWN_CACHE_MISS',
+              'The page is not in the cache (lockdown mode never fetches it)',
+              {
+                creditsUsed: credits,
+              },
+            )
+          : new ServiceError('SCRAPE_NO_CACHED_DATA', 'No cached data matches minAge for this URL', {
+              creditsUsed: 0,
+            });
+      }
+      const credits = o.lockdown ? CREDITS.lockdownHit : entry.contentCredits;
+      return this.fromCache(cmd, zdr, await decodeDocument(entry.documentGz), entry.fetchedAt, credits);
+    }
+
+    // Zero data retention never touches the index; caller headers may change the page, so no shared copy.
+    const useCache = !zdr && Object.keys(o.headers ?? {}).length === 0;
+    if (useCache && o.maxAge > 0) {
+      const entry = await this.cache.find({ key, maxAgeMs: o.maxAge });
+      if (entry) {
+        return this.fromCache(
+          cmd,
+          zdr,
+          await decodeDocument(entry.documentGz),
+          entry.fetchedAt,
+          entry.contentCredits,
+        );
+      }
+    }
+
+    const deadline = started + o.timeout;
+    let fetched: { page: FetchedPage; built: BuiltDocument };
+    try {
+      fetched = await this.fetchAndBuild(o, deadline);
+    } catch (err) {
+      const code = err instanceof ServiceError ? err.code : 'INTERNAL';
+      log.info({ code, ms: this.now() - started }, 'scrape failed');
+      await this.recordFailure(cmd, zdr, code, 0);
+      throw err;
+    }
+    const { page, built } = fetched;
+    const credits = freshScrapeCost(built.content, page.proxyUsed);
+    if (useCache && o.storeInCache && page.status >= 200 && page.status < 300) {
+      const { gz } = await encodeDocument(built.document);
+      await this.cache.put({
+        key,
+        url: o.url,
+        documentGz: gz,
+        contentCredits: built.contentCredits,
+        retainMs: this.settings.cacheRetentionMs,
+      });
+    }
+    const document: Document = {
+      ...built.document,
+      metadata: buildMetadata(built.document.metadata ?? {}, {
+        scrapeId: cmd.jobId,
+        cacheState: 'miss',
+        creditsUsed: credits,
+        proxyUsed: page.proxyUsed,
+      }),
+    };
+    log.info(
+      { statusCode: page.status, credits, proxyUsed: page.proxyUsed, ms: this.now() - started },
+      'page scraped',
+    );
+    return this.delivery.deliver({
+      teamId: cmd.teamId,
+      jobId: cmd.jobId,
+      url: o.url,
+      document,
+      creditsUsed: credits,
+      cacheHit: false,
+      proxyUsed: page.proxyUsed,
+      statusCode: page.status,
+      zeroDataRetention: zdr,
+    });
+  }
+
+  private async fetchAndBuild(
+    o: ScrapeRunRequest['options'],
+    deadline: number,
+  ): Promise<{ page: FetchedPage; built: BuiltDocument }> {
+    const page = await this.engine.fetch({
+      url: o.url,
+      headers: o.headers,
+      mobile: o.mobile,
+      location: o.location,
+      skipTlsVerification: o.skipTlsVerification,
+      proxy: o.proxy,
+      deadline,
+    });
+    const formats = new Set(
+      normalizeFormats(o.formats)
+        .map((f) => f.type)
+        .filter((t): t is OutputFormat => (OUTPUT_FORMATS as readonly string[]).includes(t)),
+    );
+    const built = await withDeadline(
+      this.builder.build(page, {
+        sourceUrl: o.url,
+        formats,
+        onlyMainContent: o.onlyMainContent,
+        includeTags: o.includeTags,
+        excludeTags: o.excludeTags,
+        removeBase64Images: o.removeBase64Images,
+        parsePdf: o.parsers.length > 0,
+      }),
+      deadline - this.now(),
+    );
+    return { page, built };
+  }
+
+  private fromCache(
+    cmd: ScrapeRunRequest,
+    zdr: boolean,
+    cached: Document,
+    fetchedAt: Date,
+    credits: number,
+  ): Promise<DeliveredResult> {
+    const document: Document = {
+      ...cached,
+      metadata: buildMetadata(cached.metadata ?? {}, {
+        scrapeId: cmd.jobId,
+        cacheState: 'hit',
+        cachedAt: fetchedAt.toISOString(),
+        creditsUsed: credits,
+      }),
+    };
+    return this.delivery.deliver({
+      teamId: cmd.teamId,
+      jobId: cmd.jobId,
+      url: cmd.options.url,
+      document,
+      creditsUsed: credits,
+      cacheHit: true,
+      statusCode: document.metadata?.statusCode,
+      zeroDataRetention: zdr,
+    });
+  }
+
+  private async recordFailure(cmd: ScrapeRunRequest, zdr: boolean, errorCode: string, credits: number) {
+    await this.scrapes.insert({
+      id: cmd.jobId,
+      teamId: cmd.teamId,
+      url: zdr ? undefined : cmd.options.url,
+      status: 'failed',
+      errorCode,
+      creditsUsed: credits,
+      cacheHit: false,
+      zeroDataRetention: zdr,
+      retainMs: this.settings.retentionMs,
+    });
+  }
+}
+
+/** Rejects with SCRAPE_TIMEOUT when `work` does not finish within `ms` (work that ignores it is abandoned). */
+async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new ServiceError('SCRAPE_TIMEOUT', 'Scrape timed out while processing the page')),
+      Math.max(0, ms),
+    );
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

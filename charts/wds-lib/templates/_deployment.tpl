@@ -1,0 +1,136 @@
+{{- define "wds-lib.envFrom" -}}
+- configMapRef:
+    name: {{ include "wds-lib.fullname" . }}
+{{- if (include "wds-lib.secretEnvMap" . | fromYaml) }}
+- secretRef:
+    name: {{ include "wds-lib.fullname" . }}
+{{- end }}
+{{- include "wds-lib.envFromSecrets" . }}
+{{- end -}}
+
+{{- define "wds-lib.deployment" -}}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "wds-lib.fullname" . }}
+  labels:
+    {{- include "wds-lib.labels" . | nindent 4 }}
+    app.kubernetes.io/component: server
+spec:
+  {{- if not .Values.autoscaling.enabled }}
+  replicas: {{ .Values.replicaCount }}
+  {{- end }}
+  revisionHistoryLimit: 5
+  selector:
+    matchLabels:
+      {{- include "wds-lib.selectorLabels" . | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "wds-lib.selectorLabels" . | nindent 8 }}
+        {{- with .Values.podLabels }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      annotations:
+        checksum/env: {{ printf "%s%s" (include "wds-lib.envMap" .) (include "wds-lib.secretEnvMap" .) | sha256sum }}
+        {{- with .Values.podAnnotations }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    spec:
+      serviceAccountName: {{ include "wds-lib.serviceAccountName" . }}
+      automountServiceAccountToken: false
+      securityContext:
+        {{- include "wds-lib.podSecurityContext" . | nindent 8 }}
+      # Longer than the app's SHUTDOWN_GRACE_MS, so a drain finishes before the kubelet kills.
+      terminationGracePeriodSeconds: {{ .Values.terminationGracePeriodSeconds }}
+      {{- with (.Values.imagePullSecrets | default (dig "imagePullSecrets" (list) (.Values.global | default dict))) }}
+      imagePullSecrets:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      containers:
+        - name: {{ include "wds-lib.app" . }}
+          image: {{ include "wds-lib.image" . }}
+          imagePullPolicy: {{ include "wds-lib.imagePullPolicy" . }}
+          command: ["node", "apps/{{ include "wds-lib.app" . }}/dist/main.js"]
+          ports:
+            {{- if .Values.http.enabled }}
+            - name: http
+              containerPort: {{ .Values.http.port }}
+              protocol: TCP
+            {{- else }}
+            - name: health
+              containerPort: {{ .Values.healthPort }}
+              protocol: TCP
+            {{- end }}
+          envFrom:
+            {{- include "wds-lib.envFrom" . | nindent 12 }}
+          env:
+            - name: WDS_INSTANCE_ID
+              valueFrom:
+                fieldRef:
+                  fieldPath: metadata.name
+            - name: SHUTDOWN_GRACE_MS
+              value: {{ mul (sub .Values.terminationGracePeriodSeconds 5) 1000 | quote }}
+          startupProbe:
+            httpGet:
+              path: /health/live
+              port: {{ include "wds-lib.probePort" . }}
+            periodSeconds: 2
+            failureThreshold: 60
+          livenessProbe:
+            httpGet:
+              path: /health/live
+              port: {{ include "wds-lib.probePort" . }}
+            periodSeconds: 10
+            timeoutSeconds: 3
+            failureThreshold: 3
+          readinessProbe:
+            httpGet:
+              path: /health/ready
+              port: {{ include "wds-lib.probePort" . }}
+            periodSeconds: 5
+            timeoutSeconds: 3
+            failureThreshold: 2
+          resources:
+            {{- toYaml .Values.resources | nindent 12 }}
+          securityContext:
+            {{- include "wds-lib.containerSecurityContext" . | nindent 12 }}
+          volumeMounts:
+            - name: tmp
+              mountPath: /tmp
+            {{- if .Values.shm.enabled }}
+            - name: shm
+              mountPath: /dev/shm
+            {{- end }}
+      volumes:
+        # The root filesystem is read-only; Node and Chromium still need a scratch directory.
+        - name: tmp
+          emptyDir:
+            sizeLimit: {{ .Values.tmpSizeLimit }}
+        {{- if .Values.shm.enabled }}
+        # Chromium keeps renderer memory in /dev/shm; the container default (64 MiB) crashes tabs.
+        - name: shm
+          emptyDir:
+            medium: Memory
+            sizeLimit: {{ .Values.shm.sizeLimit }}
+        {{- end }}
+      {{- with .Values.nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with .Values.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with .Values.affinity }}
+      affinity:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      topologySpreadConstraints:
+        - maxSkew: 1
+          topologyKey: kubernetes.io/hostname
+          whenUnsatisfiable: ScheduleAnyway
+          labelSelector:
+            matchLabels:
+              {{- include "wds-lib.selectorLabels" . | nindent 14 }}
+{{- end -}}

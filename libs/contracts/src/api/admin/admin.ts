@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+export const TeamLimits = z.strictObject({
+  requestsPerMinute: z.int().min(1).optional(),
+  maxConcurrency: z.int().min(1).optional(),
+  maxBrowserSessions: z.int().min(0).optional(),
+});
+export type TeamLimits = z.output<typeof TeamLimits>;
+
+/** POST /admin/v1/teams. */
+export const AdminCreateTeamRequest = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  credits: z.int().min(0).optional(),
+  limits: TeamLimits.optional(),
+});
+export type AdminCreateTeamRequest = z.output<typeof AdminCreateTeamRequest>;
+
+export const AdminCreateTeamResponse = z.object({
+  teamId: z.string(),
+  apiKey: z.string().describe('Shown once'),
+});
+export type AdminCreateTeamResponse = z.output<typeof AdminCreateTeamResponse>;
+
+export const AdminTeamParams = z.object({ teamId: z.string().min(1).max(200) });
+export type AdminTeamParams = z.output<typeof AdminTeamParams>;
+
+/** POST /admin/v1/teams/{teamId}/api-keys. */
+export const AdminCreateApiKeyRequest = z.strictObject({
+  name: z.string().trim().min(1).max(200).optional(),
+});
+export type AdminCreateApiKeyRequest = z.output<typeof AdminCreateApiKeyRequest>;
+
+export const AdminCreateApiKeyResponse = z.object({ apiKey: z.string().describe('Shown once') });
+export type AdminCreateApiKeyResponse = z.output<typeof AdminCreateApiKeyResponse>;
+
+export const AdminApiKeyParams = z.object({ prefix: z.string().min(1).max(200) });
+export type AdminApiKeyParams = z.output<typeof AdminApiKeyParams>;
+
+/** POST /admin/v1/teams/{teamId}/credits: a grant (positive) or a correction (negative). */
+export const AdminCreditsRequest = z.strictObject({
+  amount: z.int().refine((n) => n !== 0, 'amount must not be 0'),
+  reason: z.string().trim().min(1).max(500),
+});
+export type AdminCreditsRequest = z.output<typeof AdminCreditsRequest>;
+
+export const AdminCreditsResponse = z.object({ balance: z.number() });
+export type AdminCreditsResponse = z.output<typeof AdminCreditsResponse>;
+
+/** PUT /admin/v1/teams/{teamId}/limits. */
+export const AdminLimitsRequest = TeamLimits;
+export type AdminLimitsRequest = TeamLimits;
+
+/** PUT /admin/v1/teams/{teamId}/webhook-secret. */
+export const AdminWebhookSecretRequest = z.strictObject({ secret: z.string().min(1).max(1000) });
+export type AdminWebhookSecretRequest = z.output<typeof AdminWebhookSecretRequest>;
+
+/** Answer of the admin calls that return nothing else. */
+export const AdminOkResponse = z.object({ success: z.literal(true) });
+export type AdminOkResponse = z.output<typeof AdminOkResponse>;

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { publicBody } from '../common/public-body';
+
+export const CODE_MAX_CHARS = 100000;
+export const CodeLanguage = z.enum(['python', 'node', 'bash']);
+export type CodeLanguage = z.infer<typeof CodeLanguage>;
+
+export const BrowserSessionStatus = z.enum(['active', 'destroyed']);
+export type BrowserSessionStatus = z.infer<typeof BrowserSessionStatus>;
+
+export const BrowserSession = z.object({
+  id: z.string(),
+  status: BrowserSessionStatus,
+  cdpUrl: z.string().describe('WebSocket URL for CDP connections'),
+  liveViewUrl: z.string().describe('Read-only real-time view'),
+  interactiveLiveViewUrl: z.string().describe('Real-time view that accepts clicks, typing and scrolling'),
+  streamWebView: z.boolean(),
+  createdAt: z.string(),
+  lastActivity: z.string(),
+});
+export type BrowserSession = z.output<typeof BrowserSession>;
+
+/** GET /v2/browser query. */
+export const ListBrowsersQuery = z.object({ status: BrowserSessionStatus.optional() });
+export type ListBrowsersQuery = z.output<typeof ListBrowsersQuery>;
+
+export const ListBrowsersResponse = z.object({ success: z.literal(true), sessions: z.array(BrowserSession) });
+export type ListBrowsersResponse = z.output<typeof ListBrowsersResponse>;
+
+export const SessionIdParams = z.object({ sessionId: z.string().min(1).max(200) });
+export type SessionIdParams = z.output<typeof SessionIdParams>;
+
+/** POST /v2/browser/{sessionId}/execute body. */
+export const ExecuteRequest = publicBody({
+  code: z.string().min(1).max(CODE_MAX_CHARS),
+  language: CodeLanguage.default('node'),
+  timeout: z.int().min(1).max(300).optional().describe('Seconds'),
+});
+export type ExecuteRequest = z.output<typeof ExecuteRequest>;
+export type ExecuteRequestInput = z.input<typeof ExecuteRequest>;
+
+/** Code execution result of execute; `error` may accompany `success: true`. */
+export const ExecuteResult = z.object({
+  success: z.boolean(),
+  stdout: z.string().nullable(),
+  result: z.string().nullable().describe('Last expression value (node); alias of stdout for execute'),
+  stderr: z.string().nullable(),
+  exitCode: z.int().nullable(),
+  killed: z.boolean().describe('true when terminated because of the timeout'),
+  error: z.string().nullable().optional(),
+});
+export type ExecuteResult = z.output<typeof ExecuteResult>;

@@ -1,0 +1,4 @@
+export * from './public-body';
+export * from './url';
+export * from './location';
+export * from './format-zod-error';

@@ -1,0 +1,2 @@
+export * from './crawl-request';
+export * from './crawl-responses';

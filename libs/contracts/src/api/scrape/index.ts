@@ -1,0 +1,5 @@
+export * from './formats';
+export * from './actions';
+export * from './document';
+export * from './scrape-request';
+export * from './scrape-response';

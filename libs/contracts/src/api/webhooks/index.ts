@@ -1,0 +1,2 @@
+export * from './webhook-config';
+export * from './webhook-event';

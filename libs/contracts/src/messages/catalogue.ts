@@ -1,0 +1,142 @@
+import type { z } from 'zod';
+import {
+  defineRpc,
+  defineStreamMessage,
+  type ConsumerDef,
+  type RpcDef,
+  type StreamMessageDef,
+} from './define';
+import { STREAMS } from './streams';
+import type { ServiceKind } from './services';
+import { CreditsReserveReply, CreditsReserveRequest } from './credits-reserve';
+import { CreditsSettleReply, CreditsSettleRequest } from './credits-settle';
+import { CreditsReleaseReply, CreditsReleaseRequest } from './credits-release';
+import { CreditsGrantReply, CreditsGrantRequest } from './credits-grant';
+import { CreditsBalanceReply, CreditsBalanceRequest } from './credits-balance';
+import { ScrapeRunReply, ScrapeRunRequest } from './scrape-run';
+import { ScrapeGetReply, ScrapeGetRequest } from './scrape-get';
+import { ScrapeDocumentChunkReply, ScrapeDocumentChunkRequest } from './scrape-document';
+import { PageTask } from './page-task';
+import { JobEvent } from './job-event';
+import { DLQ_PREFIX, DeadLetter } from './dead-letter';
+
+/*
+ * The internal message catalogue.
+ * NEVER rename a shipped subject, stream or durable consumer name: bump its version
+ * (`.v1.` -> `.v2.`, `-v1` -> `-v2`) and run both until the old one drains.
+ *
+ * RPC subjects are `wds.<service>.v1.<verb>`, served by the queue group named after the service.
+ */
+
+const BILLING: ServiceKind = 'billing';
+const SCRAPER: ServiceKind = 'scraper';
+
+export const RPC = {
+  creditsReserve: defineRpc(
+    'wds.billing.v1.credits.reserve',
+    BILLING,
+    CreditsReserveRequest,
+    CreditsReserveReply,
+  ),
+  creditsSettle: defineRpc(
+    'wds.billing.v1.credits.settle',
+    BILLING,
+    CreditsSettleRequest,
+    CreditsSettleReply,
+  ),
+  creditsRelease: defineRpc(
+    'wds.billing.v1.credits.release',
+    BILLING,
+    CreditsReleaseRequest,
+    CreditsReleaseReply,
+  ),
+  creditsGrant: defineRpc('wds.billing.v1.credits.grant', BILLING, CreditsGrantRequest, CreditsGrantReply),
+  creditsBalance: defineRpc(
+    'wds.billing.v1.credits.balance',
+    BILLING,
+    CreditsBalanceRequest,
+    CreditsBalanceReply,
+  ),
+  scrapeRun: defineRpc('wds.scraper.v1.scrape.run', SCRAPER, ScrapeRunRequest, ScrapeRunReply),
+  scrapeGet: defineRpc('wds.scraper.v1.scrape.get', SCRAPER, ScrapeGetRequest, ScrapeGetReply),
+  /** Reads a stored document too large for one message (see `documentRef` of the two above). */
+  scrapeDocumentChunk: defineRpc(
+    'wds.scraper.v1.scrape.document-chunk',
+    SCRAPER,
+    ScrapeDocumentChunkRequest,
+    ScrapeDocumentChunkReply,
+  ),
+} as const;
+
+/** Durable work on WDS_WORK_V1. */
+export const WORK = {
+  page: defineStreamMessage('wds.work.v1.page', STREAMS.WDS_WORK_V1.name, PageTask),
+} as const;
+
+/** Job events on WDS_EVENTS_V1. */
+export const EVENTS = {
+  job: defineStreamMessage('wds.events.v1.job', STREAMS.WDS_EVENTS_V1.name, JobEvent),
+} as const;
+
+/** Dead letters on WDS_DLQ_V1; the concrete subject is `deadLetterSubject(original)`. */
+export const DLQ = {
+  deadLetter: defineStreamMessage(`${DLQ_PREFIX}>`, STREAMS.WDS_DLQ_V1.name, DeadLetter),
+} as const;
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+
+export const CONSUMERS = {
+  /**
+   * Page tasks, consumed by the scraper. No back-off list: on JetStream a back-off replaces the ack
+   * wait, and a page may legitimately take the maximum scrape timeout (300 s). Handlers that want a
+   * delayed retry nak with a delay.
+   */
+  scraperPage: {
+    stream: STREAMS.WDS_WORK_V1.name,
+    durable: 'scraper-page-v1',
+    filterSubject: WORK.page.subject,
+    ackWaitMs: 330 * SECOND,
+    maxDeliver: 3,
+  },
+  /**
+   * Webhook deliveries. Each back-off step doubles as the ack wait, so a delivery attempt must end
+   * (HTTP timeout) well within the first step.
+   */
+  webhooks: {
+    stream: STREAMS.WDS_EVENTS_V1.name,
+    durable: 'webhooks-v1',
+    filterSubject: EVENTS.job.subject,
+    ackWaitMs: 30 * SECOND,
+    maxDeliver: 8,
+    backoffMs: [30 * SECOND, MINUTE, 5 * MINUTE, 15 * MINUTE, 30 * MINUTE, 60 * MINUTE, 120 * MINUTE],
+  },
+} as const satisfies Record<string, ConsumerDef>;
+
+type RpcCatalogue = typeof RPC;
+type StreamCatalogue = typeof WORK & typeof EVENTS & typeof DLQ;
+
+/** Every RPC subject. */
+export type RpcSubjects = RpcCatalogue[keyof RpcCatalogue]['subject'];
+/** The RPC definition of a subject, e.g. `RpcBySubject['wds.billing.v1.credits.reserve']`. */
+export type RpcBySubject = { [K in keyof RpcCatalogue as RpcCatalogue[K]['subject']]: RpcCatalogue[K] };
+/** Request (input) and reply (output) types by subject. */
+export type RpcRequestBySubject = { [S in RpcSubjects]: z.input<RpcBySubject[S]['request']> };
+export type RpcReplyBySubject = { [S in RpcSubjects]: z.output<RpcBySubject[S]['reply']> };
+
+/** Every stream-message subject (DLQ as its `>` pattern). */
+export type StreamSubjects = StreamCatalogue[keyof StreamCatalogue]['subject'];
+export type StreamMessageBySubject = {
+  [K in keyof StreamCatalogue as StreamCatalogue[K]['subject']]: StreamCatalogue[K];
+};
+export type StreamPayloadBySubject = {
+  [S in StreamSubjects]: z.output<StreamMessageBySubject[S]['payload']>;
+};
+
+/** All RPC definitions as a list (for registering handlers or health checks). */
+export const ALL_RPCS: readonly RpcDef[] = Object.values(RPC);
+export const ALL_STREAM_MESSAGES: readonly StreamMessageDef[] = [
+  ...Object.values(WORK),
+  ...Object.values(EVENTS),
+  ...Object.values(DLQ),
+];

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { ErrorEnvelope } from '../../common/errors';
+
+export const DLQ_PREFIX = 'wds.dlq.v1.';
+
+/** Where a message that failed on `originalSubject` is parked. */
+export function deadLetterSubject(originalSubject: string): string {
+  return DLQ_PREFIX + originalSubject;
+}
+
+export const DeadLetter = z.object({
+  originalSubject: z.string().min(1),
+  /** Short cause, e.g. `invalid_payload`, `max_deliveries`, `handler_error`. */
+  reason: z.string().min(1),
+  error: ErrorEnvelope,
+  /** The original bytes: UTF-8 text when they were valid text, else base64. */
+  payload: z.string(),
+  payloadEncoding: z.enum(['utf8', 'base64']),
+  headers: z.record(z.string(), z.string()),
+  failedAt: z.iso.datetime({ offset: true }),
+  deliveryCount: z.int().min(0),
+});
+export type DeadLetter = z.output<typeof DeadLetter>;

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+/** One page of a crawl or batch job to scrape. Options live with the job, not in the message. */
+export const PageTask = z.object({
+  jobKind: z.enum(['crawl', 'batch']),
+  jobId: z.uuid(),
+  teamId: z.string().min(1),
+  url: z.string().min(1),
+  depth: z.int().min(0),
+  attempt: z.int().min(0).optional(),
+});
+export type PageTask = z.output<typeof PageTask>;
+
+/** Nats-Msg-Id for a page task, so re-publishing the same page within the duplicate window is a no-op. */
+export function pageTaskMsgId(task: Pick<PageTask, 'jobId' | 'url'>): string {
+  return `${task.jobId}:${task.url}`;
+}

@@ -1,0 +1,2 @@
+export { buildOpenApiDocument, type BuildOpenApiOptions, type OpenApiDocument } from './build-openapi';
+export { OPERATIONS, type OperationDef, type NamedSchema, type HttpMethod } from './operations';

@@ -1,0 +1,223 @@
+import { DeadLetter, defineStreamMessage, deadLetterSubject, type ConsumerDef, type StreamDef } from '@wds/contracts';
+import { createLogger } from '@wds/observability';
+import { testNatsUrl } from '@wds/testing';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { Messaging } from '../src';
+
+const logger = createLogger({ service: 'messaging-test', level: 'silent' });
+const id = randomUUID().slice(0, 8).toUpperCase();
+
+const WORK: StreamDef = {
+  name: `T_WORK_${id}`,
+  subjects: [`t${id}.work.>`],
+  retention: 'workqueue',
+  maxAgeMs: 60_000,
+  duplicateWindowMs: 60_000,
+};
+const DLQ: StreamDef = {
+  name: `T_DLQ_${id}`,
+  subjects: [deadLetterSubject(`t${id}.work.>`)],
+  retention: 'limits',
+  maxAgeMs: 60_000,
+  duplicateWindowMs: 60_000,
+};
+const Task = defineStreamMessage(`t${id}.work.>`, WORK.name, z.object({ n: z.number().int() }));
+
+function consumerDef(name: string, subject: string, extra: Partial<ConsumerDef> = {}): ConsumerDef {
+  return { stream: WORK.name, durable: name, filterSubject: subject, ackWaitMs: 5000, maxDeliver: 3, ...extra };
+}
+
+async function waitFor<T>(fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 8000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('Messaging on JetStream (real NATS)', () => {
+  let m: Messaging;
+
+  beforeAll(async () => {
+    m = await Messaging.connect({ servers: testNatsUrl(), name: 'js-test', logger });
+    await m.ensureStreams([WORK, DLQ]);
+  });
+
+  afterAll(async () => {
+    await m.jsm.streams.delete(WORK.name).catch(() => undefined);
+    await m.jsm.streams.delete(DLQ.name).catch(() => undefined);
+    await m.drain();
+  });
+
+  async function deadLetters(subject: string): Promise<DeadLetter[]> {
+    const info = await m.jsm.streams.info(DLQ.name);
+    const out: DeadLetter[] = [];
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+      const msg = await m.jsm.streams.getMessage(DLQ.name, { seq }).catch(() => null);
+      if (msg && msg.subject === deadLetterSubject(subject)) out.push(DeadLetter.parse(msg.json()));
+    }
+    return out;
+  }
+
+  it('ensureStreams is idempotent and updates an existing stream', async () => {
+    await m.ensureStreams([{ ...WORK, maxAgeMs: 120_000 }]);
+    const info = await m.jsm.streams.info(WORK.name);
+    expect(info.config.max_age).toBe(120_000 * 1_000_000);
+    await m.ensureStreams([WORK]);
+  });
+
+  it('refuses to publish an invalid payload or a subject outside the definition', async () => {
+    await expect(m.publish(Task, { n: 1.5 }, { subject: `t${id}.work.a` })).rejects.toThrow(/\bn\b/);
+    await expect(m.publish(Task, { n: 1 }, { subject: `other.${id}` })).rejects.toThrow(/not a concrete subject/);
+  });
+
+  it('delivers, acks, and retries after a handler failure', async () => {
+    const subject = `t${id}.work.retry`;
+    const def = consumerDef('retry', subject);
+    await m.ensureConsumer(def);
+    const seen: { n: number; delivery: number }[] = [];
+    const running = await m.consume(
+      Task,
+      def,
+      async (payload, ctx) => {
+        seen.push({ n: payload.n, delivery: ctx.deliveryCount });
+        if (ctx.deliveryCount === 1) throw new Error('transient');
+      },
+      { retryDelayMs: 100 },
+    );
+    await m.publish(Task, { n: 7 }, { subject });
+    await waitFor(() => seen.length >= 2 || undefined);
+    await running.stop();
+    expect(seen).toEqual([
+      { n: 7, delivery: 1 },
+      { n: 7, delivery: 2 },
+    ]);
+    const info = await m.jsm.consumers.info(WORK.name, 'retry');
+    expect(info.num_ack_pending).toBe(0);
+    expect(info.num_pending).toBe(0);
+    expect(await deadLetters(subject)).toEqual([]);
+  });
+
+  it('stores a message published twice with the same msgId once', async () => {
+    const subject = `t${id}.work.dedupe`;
+    await m.publish(Task, { n: 1 }, { subject, msgId: 'job-1:url-1' });
+    await m.publish(Task, { n: 1 }, { subject, msgId: 'job-1:url-1' });
+    await m.publish(Task, { n: 2 }, { subject, msgId: 'job-1:url-2' });
+    const def = consumerDef('dedupe', subject);
+    await m.ensureConsumer(def);
+    const info = await m.jsm.consumers.info(WORK.name, 'dedupe');
+    expect(info.num_pending).toBe(2);
+    const ids: (string | undefined)[] = [];
+    const running = await m.consume(Task, def, async (_p, ctx) => {
+      ids.push(ctx.msgId);
+    });
+    await waitFor(() => ids.length >= 2 || undefined);
+    await running.stop();
+    expect(ids.sort()).toEqual(['job-1:url-1', 'job-1:url-2']);
+  });
+
+  it('dead-letters an invalid message without handing it to the handler', async () => {
+    const subject = `t${id}.work.poison`;
+    const def = consumerDef('poison', subject);
+    await m.ensureConsumer(def);
+    const handled: number[] = [];
+    const running = await m.consume(Task, def, async (p) => {
+      handled.push(p.n);
+    });
+    await m.js.publish(subject, new TextEncoder().encode('{"n":"not a number"}'));
+    await m.js.publish(subject, new Uint8Array([0xff, 0x00, 0x7b]));
+    await m.publish(Task, { n: 3 }, { subject });
+    const letters = await waitFor(async () => {
+      const l = await deadLetters(subject);
+      return l.length >= 2 ? l : undefined;
+    });
+    await waitFor(() => handled.length >= 1 || undefined);
+    await running.stop();
+    expect(handled).toEqual([3]);
+    expect(letters.map((l) => l.reason)).toEqual(['invalid_payload', 'invalid_payload']);
+    expect(letters[0]).toMatchObject({
+      originalSubject: subject,
+      payload: '{"n":"not a number"}',
+      payloadEncoding: 'utf8',
+      deliveryCount: 1,
+      error: { success: false, code: 'BAD_REQUEST' },
+    });
+    expect(letters[0].error.error).toMatch(/\bn\b/);
+    expect(letters[1]).toMatchObject({ payloadEncoding: 'base64', payload: Buffer.from([0xff, 0x00, 0x7b]).toString('base64') });
+    const info = await m.jsm.consumers.info(WORK.name, 'poison');
+    expect(info.num_ack_pending).toBe(0);
+  });
+
+  it('dead-letters a message whose last allowed delivery fails', async () => {
+    const subject = `t${id}.work.fail`;
+    const def = consumerDef('fail', subject, { maxDeliver: 2, backoffMs: [100] });
+    await m.ensureConsumer(def);
+    const deliveries: number[] = [];
+    const running = await m.consume(Task, def, async (_p, ctx) => {
+      deliveries.push(ctx.deliveryCount);
+      throw new Error('always broken');
+    });
+    await m.publish(Task, { n: 9 }, { subject });
+    const letters = await waitFor(async () => {
+      const l = await deadLetters(subject);
+      return l.length ? l : undefined;
+    });
+    await running.stop();
+    expect(deliveries).toEqual([1, 2]);
+    expect(letters).toHaveLength(1);
+    expect(letters[0]).toMatchObject({
+      reason: 'max_deliveries',
+      deliveryCount: 2,
+      payload: '{"n":9}',
+      error: { code: 'INTERNAL', error: 'always broken' },
+    });
+  });
+
+  it('respects the concurrency limit and lets in-flight handlers finish on stop', async () => {
+    const subject = `t${id}.work.conc`;
+    const def = consumerDef('conc', subject);
+    await m.ensureConsumer(def);
+    let active = 0;
+    let maxActive = 0;
+    let done = 0;
+    const running = await m.consume(
+      Task,
+      def,
+      async () => {
+        active++;
+        maxActive = Math.max(maxActive, active);
+        await new Promise((r) => setTimeout(r, 150));
+        active--;
+        done++;
+      },
+      { concurrency: 2 },
+    );
+    for (let n = 0; n < 6; n++) await m.publish(Task, { n }, { subject });
+    await waitFor(() => done >= 3 || undefined);
+    await running.stop();
+    expect(active).toBe(0);
+    expect(maxActive).toBe(2);
+  });
+
+  it('keeps a slow message from being redelivered by sending working() heartbeats', async () => {
+    const subject = `t${id}.work.slow`;
+    const def = consumerDef('slow', subject, { ackWaitMs: 600 });
+    await m.ensureConsumer(def);
+    const deliveries: number[] = [];
+    const running = await m.consume(Task, def, async (_p, ctx) => {
+      deliveries.push(ctx.deliveryCount);
+      await new Promise((r) => setTimeout(r, 1500));
+    });
+    await m.publish(Task, { n: 1 }, { subject });
+    await waitFor(() => deliveries.length >= 1 || undefined);
+    await new Promise((r) => setTimeout(r, 1800));
+    await running.stop();
+    expect(deliveries).toEqual([1]);
+    const info = await m.jsm.consumers.info(WORK.name, 'slow');
+    expect(info.num_ack_pending).toBe(0);
+    expect(info.num_redelivered).toBe(0);
+  });
+});

@@ -1,0 +1,60 @@
+import { W3CTraceContextPropagator, W3CBaggagePropagator, CompositePropagator } from '@opentelemetry/core';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
+import { NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+
+export interface TelemetryOptions {
+  serviceName: string;
+  /** Overrides the exporter choice (tests register an in-memory exporter here). */
+  spanProcessors?: SpanProcessor[];
+  /** Defaults to process.env; telemetry starts before config is parsed, so it reads the standard OTEL_* variables. */
+  env?: NodeJS.ProcessEnv;
+}
+
+let sdk: NodeSDK | undefined;
+
+/**
+ * Starts OpenTelemetry once per process. Call it before NestJS, pg or undici are loaded, so the
+ * instrumentations can patch them. Without an OTLP endpoint spans are still created (trace ids
+ * appear in logs and propagate over NATS) but nothing is exported.
+ */
+export function startTelemetry(opts: TelemetryOptions): void {
+  if (sdk) return;
+  const env = opts.env ?? process.env;
+  const exporting = Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  const config: Partial<NodeSDKConfiguration> = {
+    serviceName: env.OTEL_SERVICE_NAME || opts.serviceName,
+    textMapPropagator: new CompositePropagator({
+      propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
+    }),
+    instrumentations: [
+      new HttpInstrumentation({
+        // Probe traffic would drown real traces.
+        ignoreIncomingRequestHook: (req) => (req.url ?? '').startsWith('/health'),
+      }),
+      new UndiciInstrumentation(),
+      new PgInstrumentation(),
+    ],
+  };
+  if (opts.spanProcessors) {
+    config.spanProcessors = opts.spanProcessors;
+  } else if (!exporting) {
+    // NodeSDK would otherwise default to OTLP on localhost and log export failures forever.
+    config.spanProcessors = [new NoopSpanProcessor()];
+  }
+  if (!exporting) {
+    config.metricReaders = [];
+    config.logRecordProcessors = [];
+  }
+  sdk = new NodeSDK(config);
+  sdk.start();
+}
+
+/** Flushes and stops the SDK; safe to call when telemetry never started. */
+export async function shutdownTelemetry(): Promise<void> {
+  const current = sdk;
+  sdk = undefined;
+  if (current) await current.shutdown();
+}

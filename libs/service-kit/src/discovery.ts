@@ -1,0 +1,80 @@
+import { Svcm, type Service } from '@nats-io/services';
+import { isServiceKind, type ServiceKind } from '@wds/contracts';
+import type { Messaging } from '@wds/messaging';
+
+/** NATS micro service names are `wds-<kind>`; the kind is repeated in metadata. */
+export const SERVICE_NAME_PREFIX = 'wds-';
+
+export interface DiscoveredInstance {
+  kind: ServiceKind;
+  id: string;
+  version: string;
+  healthUrl?: string;
+  startedAt?: string;
+  instanceId?: string;
+}
+
+export interface InstanceRegistration {
+  kind: ServiceKind;
+  instanceId: string;
+  version: string;
+  healthUrl: string;
+}
+
+type NcOf = ConstructorParameters<typeof Svcm>[0];
+
+/**
+ * Announces this process with the NATS micro protocol ($SRV.PING/INFO/STATS), which gives liveness
+ * discovery without a registry: an instance that stops or dies stops answering.
+ */
+export async function registerInstance(messaging: Messaging, reg: InstanceRegistration): Promise<Service> {
+  // @nats-io/services pins a pre-release nats-core whose types differ only nominally from ours.
+  const svcm = new Svcm(messaging.nc as unknown as NcOf);
+  const service = await svcm.add({
+    name: SERVICE_NAME_PREFIX + reg.kind,
+    version: reg.version,
+    description: `Web Data Service ${reg.kind}`,
+    metadata: { kind: reg.kind, instanceId: reg.instanceId, healthUrl: reg.healthUrl },
+    queue: reg.kind,
+  });
+  service.addEndpoint('ping', {
+    subject: `wds.${reg.kind}.v1.instance.ping`,
+    handler: (err, msg) => {
+      if (!err) msg.respond(JSON.stringify({ kind: reg.kind, instanceId: reg.instanceId }));
+    },
+  });
+  return service;
+}
+
+/** Every live instance answering $SRV.STATS within the wait, mapped to its service kind. */
+export async function discoverInstances(
+  messaging: Messaging,
+  opts: { timeoutMs?: number } = {},
+): Promise<DiscoveredInstance[]> {
+  const client = new Svcm(messaging.nc as unknown as NcOf).client({
+    strategy: 'timer',
+    maxWait: opts.timeoutMs ?? 500,
+  });
+  const found: DiscoveredInstance[] = [];
+  let replies: Awaited<ReturnType<typeof client.stats>>;
+  try {
+    replies = await client.stats();
+  } catch {
+    // No instance at all answers as "no responders".
+    return found;
+  }
+  for await (const s of replies) {
+    if (!s.name.startsWith(SERVICE_NAME_PREFIX)) continue;
+    const kind = s.metadata?.kind ?? s.name.slice(SERVICE_NAME_PREFIX.length);
+    if (!isServiceKind(kind)) continue;
+    found.push({
+      kind,
+      id: s.id,
+      version: s.version,
+      healthUrl: s.metadata?.healthUrl,
+      instanceId: s.metadata?.instanceId,
+      startedAt: s.started,
+    });
+  }
+  return found;
+}

@@ -1,0 +1,84 @@
+import { decodeHTML, decodeHTMLAttribute } from 'entities';
+
+/** Bit flags on {@link El}; kept as one number so the tree stays cheap to build. */
+export const enum F {
+  /** Dropped from markdown/html output (boilerplate, excludeTags). */
+  Removed = 1,
+  /** A main/article element or one of its ancestors: never removed by the main-content filter. */
+  Keep = 2,
+  /** The element is block-level for markdown purposes. */
+  Block = 4,
+  /** A descendant is block-level (an inline element wrapping blocks is rendered as a container). */
+  HasBlock = 8,
+  /** A descendant is a table (tables containing tables are layout tables). */
+  HasTable = 16,
+  /** A descendant is an h1. */
+  HasH1 = 32,
+}
+
+export type Child = El | string;
+
+/**
+ * A minimal element: text children are raw (still entity-encoded) source slices so that serialising
+ * the cleaned HTML is a plain copy and decoding is paid only for what markdown actually renders.
+ */
+export class El {
+  readonly children: Child[] = [];
+  flags = 0;
+  /** Characters of non-blank text in the subtree, and the part of it inside links. */
+  textLen = 0;
+  linkLen = 0;
+  /** Text of removed descendants, filled in by the main-content filter. */
+  removedLen = 0;
+
+  constructor(
+    readonly tag: string,
+    /** Flat [name, rawValue, name, rawValue, ...]; names lower-cased. */
+    readonly attrs: string[] | null,
+    readonly parent: El | null,
+    /** Pre-order index: document order comparisons. */
+    readonly idx: number,
+  ) {}
+
+  /** Raw (entity-encoded) attribute value, or undefined. */
+  rawAttr(name: string): string | undefined {
+    const a = this.attrs;
+    if (a === null) return undefined;
+    for (let i = 0; i < a.length; i += 2) if (a[i] === name) return a[i + 1];
+    return undefined;
+  }
+
+  /** Decoded attribute value, or undefined. */
+  attr(name: string): string | undefined {
+    const v = this.rawAttr(name);
+    return v === undefined || v.indexOf('&') === -1 ? v : decodeHTMLAttribute(v);
+  }
+
+  hasAttr(name: string): boolean {
+    return this.rawAttr(name) !== undefined;
+  }
+
+  isInside(ancestor: El): boolean {
+    for (let p: El | null = this; p !== null; p = p.parent) if (p === ancestor) return true;
+    return false;
+  }
+
+  /** True when this element or an ancestor carries `flag`. */
+  underFlag(flag: F): boolean {
+    for (let p: El | null = this; p !== null; p = p.parent) if (p.flags & flag) return true;
+    return false;
+  }
+}
+
+export function decodeText(raw: string): string {
+  return raw.indexOf('&') === -1 ? raw : decodeHTML(raw);
+}
+
+/** Visits elements of the subtree in document order; return false from `fn` to skip an element's children. */
+export function walk(el: El, fn: (el: El) => boolean | void): void {
+  const ch = el.children;
+  for (let i = 0; i < ch.length; i++) {
+    const c = ch[i];
+    if (typeof c !== 'string' && fn(c) !== false) walk(c, fn);
+  }
+}

@@ -1,0 +1,409 @@
+import { El, F } from './node';
+import { T, tagTraits } from './tags';
+
+/** The tree plus the elements the metadata/links/images extractors need, gathered while parsing. */
+export interface ParsedDocument {
+  root: El;
+  html: El | null;
+  body: El | null;
+  /** First `<title>` outside svg, raw. */
+  title: El | null;
+  metas: El[];
+  /** `<link>` elements (favicon, canonical). */
+  linkTags: El[];
+  base: El | null;
+  /** `<a>`/`<area>` elements with an href. */
+  anchors: El[];
+  /** `<img>` and `<source>` elements. */
+  images: El[];
+}
+
+const enum C {
+  Lt = 60,
+  Gt = 62,
+  Slash = 47,
+  Bang = 33,
+  Question = 63,
+  Eq = 61,
+  Dq = 34,
+  Sq = 39,
+  Dash = 45,
+}
+
+function isWs(c: number): boolean {
+  return c === 32 || c === 10 || c === 9 || c === 13 || c === 12;
+}
+
+function isAlpha(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+}
+
+/** Length of `s` if it holds any non-whitespace character, else 0. */
+function visibleLen(s: string): number {
+  for (let i = 0; i < s.length; i++) if (!isWs(s.charCodeAt(i))) return s.length;
+  return 0;
+}
+
+/**
+ * Single-pass HTML tokenizer + forgiving tree builder (a pragmatic subset of the HTML5 algorithm:
+ * void elements, implied end tags for p/li/dt/dd/tr/td/th/option, scoped end-tag matching). No DOM
+ * library: this is the hot path of every scrape.
+ */
+export function parseHtml(src: string): ParsedDocument {
+  const n = src.length;
+  const root = new El('#root', null, null, 0);
+  const stack: El[] = [root];
+  let cur = root;
+  let idx = 1;
+  let inLink = 0;
+  let openP = 0;
+  const doc: ParsedDocument = {
+    root,
+    html: null,
+    body: null,
+    title: null,
+    metas: [],
+    linkTags: [],
+    base: null,
+    anchors: [],
+    images: [],
+  };
+
+  const pop = (): void => {
+    const el = stack.pop() as El;
+    const parent = stack[stack.length - 1];
+    cur = parent;
+    parent.textLen += el.textLen;
+    parent.linkLen += el.linkLen;
+    const f = el.flags;
+    parent.flags |= (f & (F.HasBlock | F.HasTable | F.HasH1)) | (f & F.Block ? F.HasBlock : 0);
+    if (el.tag === 'table') parent.flags |= F.HasTable;
+    else if (el.tag === 'h1') parent.flags |= F.HasH1;
+    else if (el.tag === 'a') inLink--;
+    else if (el.tag === 'p') openP--;
+  };
+  const popThrough = (i: number): void => {
+    while (stack.length > i) pop();
+  };
+  /** Index in the stack of the nearest `names` element, searching down to a `stopBits` element. */
+  const findOpen = (names: readonly string[], stopBits: number, stopNames: readonly string[]): number => {
+    for (let i = stack.length - 1; i > 0; i--) {
+      const t = stack[i].tag;
+      if (names.includes(t)) return i;
+      if (tagTraits(t) & stopBits || stopNames.includes(t)) return -1;
+    }
+    return -1;
+  };
+  const addText = (s: string): void => {
+    const len = visibleLen(s);
+    if (len > 0) {
+      cur.textLen += len;
+      if (inLink > 0) cur.linkLen += len;
+    }
+    const ch = cur.children;
+    const last = ch.length - 1;
+    if (last >= 0 && typeof ch[last] === 'string') ch[last] = (ch[last] as string) + s;
+    else ch.push(s);
+  };
+
+  const startTag = (tag: string, attrs: string[] | null, selfClosing: boolean): El | null => {
+    const traits = tagTraits(tag);
+    if (traits & T.ClosesP && openP > 0) {
+      const p = findOpen(P, T.Scope, BUTTON);
+      if (p > 0) popThrough(p);
+    }
+    switch (tag) {
+      case 'html':
+        if (doc.html !== null) return null;
+        break;
+      case 'body':
+        if (doc.body !== null) return null;
+        break;
+      case 'li': {
+        const i = findOpen(LI, T.Special, NONE);
+        if (i > 0) popThrough(i);
+        break;
+      }
+      case 'dd':
+      case 'dt': {
+        const i = findOpen(DD_DT, T.Special, NONE);
+        if (i > 0) popThrough(i);
+        break;
+      }
+      case 'tr': {
+        const i = findOpen(TR, T.Scope, SECTIONS);
+        if (i > 0) popThrough(i);
+        break;
+      }
+      case 'td':
+      case 'th': {
+        const i = findOpen(CELLS, 0, ROW_TABLE);
+        if (i > 0) popThrough(i);
+        break;
+      }
+      case 'thead':
+      case 'tbody':
+      case 'tfoot': {
+        const i = findOpen(SECTIONS, 0, TABLE);
+        if (i > 0) popThrough(i);
+        break;
+      }
+      case 'option':
+      case 'optgroup':
+        if (cur.tag === 'option') pop();
+        break;
+      case 'a': {
+        // Nested links are not allowed: a new <a> closes the open one.
+        const i = findOpen(A, T.Special, NONE);
+        if (i > 0) popThrough(i);
+        break;
+      }
+      case 'h1':
+      case 'h2':
+      case 'h3':
+      case 'h4':
+      case 'h5':
+      case 'h6':
+        if (/^h[1-6]$/.test(cur.tag)) pop();
+        break;
+    }
+    const el = new El(tag, attrs, cur, idx++);
+    if (traits & T.Block) el.flags |= F.Block;
+    cur.children.push(el);
+    switch (tag) {
+      case 'a':
+      case 'area':
+        if (attrs !== null && el.rawAttr('href') !== undefined) doc.anchors.push(el);
+        break;
+      case 'img':
+      case 'source':
+        doc.images.push(el);
+        break;
+      case 'meta':
+        doc.metas.push(el);
+        break;
+      case 'link':
+        doc.linkTags.push(el);
+        break;
+      case 'base':
+        if (doc.base === null && el.rawAttr('href') !== undefined) doc.base = el;
+        break;
+      case 'html':
+        doc.html = el;
+        break;
+      case 'body':
+        doc.body = el;
+        break;
+    }
+    if (traits & T.Void) return null;
+    stack.push(el);
+    cur = el;
+    if (tag === 'a') inLink++;
+    else if (tag === 'p') openP++;
+    return el;
+  };
+
+  const endTag = (tag: string): void => {
+    if (tag === 'br') {
+      startTag('br', null, false);
+      return;
+    }
+    if (tag === 'body' || tag === 'html') return;
+    const traits = tagTraits(tag);
+    for (let i = stack.length - 1; i > 0; i--) {
+      const t = stack[i].tag;
+      if (t === tag) {
+        popThrough(i);
+        return;
+      }
+      const tt = tagTraits(t);
+      // Block end tags may close through inline elements but not out of a table cell; inline end tags
+      // never cross a block.
+      if (traits & T.Special ? tt & T.Scope : tt & T.Special) return;
+    }
+  };
+
+  /** Index just past `</tag` + `>` for raw-text elements, or n. Nested same-name elements are counted for svg/math. */
+  const skipTo = (from: number, tag: string, nested: boolean): [number, number] => {
+    let depth = 0;
+    let pos = from;
+    for (;;) {
+      const close = indexOfCi(src, `</${tag}`, pos, n);
+      if (close === -1) return [n, n];
+      const after = src.charCodeAt(close + 2 + tag.length);
+      if (!(isWs(after) || after === C.Gt || after === C.Slash || Number.isNaN(after))) {
+        pos = close + 2;
+        continue;
+      }
+      if (nested) {
+        let open = indexOfCi(src, `<${tag}`, pos, close);
+        while (open !== -1) {
+          depth++;
+          open = indexOfCi(src, `<${tag}`, open + 1, close);
+        }
+        pos = close + 2;
+        if (depth > 0) {
+          depth--;
+          continue;
+        }
+      }
+      const gt = src.indexOf('>', close);
+      return [close, gt === -1 ? n : gt + 1];
+    }
+  };
+
+  let i = 0;
+  while (i < n) {
+    const lt = src.indexOf('<', i);
+    if (lt === -1) {
+      addText(src.slice(i));
+      break;
+    }
+    if (lt > i) addText(src.slice(i, lt));
+    const c = src.charCodeAt(lt + 1);
+    if (isAlpha(c)) {
+      // Start tag.
+      let j = lt + 2;
+      while (j < n) {
+        const d = src.charCodeAt(j);
+        if (isWs(d) || d === C.Gt || d === C.Slash) break;
+        j++;
+      }
+      const tag = src.slice(lt + 1, j).toLowerCase();
+      let attrs: string[] | null = null;
+      let selfClosing = false;
+      // Attributes.
+      for (;;) {
+        while (j < n && isWs(src.charCodeAt(j))) j++;
+        if (j >= n) break;
+        const d = src.charCodeAt(j);
+        if (d === C.Gt) {
+          j++;
+          break;
+        }
+        if (d === C.Slash) {
+          j++;
+          if (src.charCodeAt(j) === C.Gt) {
+            selfClosing = true;
+            j++;
+            break;
+          }
+          continue;
+        }
+        const ns = j;
+        j++;
+        while (j < n) {
+          const e = src.charCodeAt(j);
+          if (isWs(e) || e === C.Eq || e === C.Gt || e === C.Slash) break;
+          j++;
+        }
+        const name = src.slice(ns, j).toLowerCase();
+        while (j < n && isWs(src.charCodeAt(j))) j++;
+        let value = '';
+        if (src.charCodeAt(j) === C.Eq) {
+          j++;
+          while (j < n && isWs(src.charCodeAt(j))) j++;
+          const q = src.charCodeAt(j);
+          if (q === C.Dq || q === C.Sq) {
+            const end = src.indexOf(q === C.Dq ? '"' : "'", j + 1);
+            const stop = end === -1 ? n : end;
+            value = src.slice(j + 1, stop);
+            j = stop + 1;
+          } else {
+            const vs = j;
+            while (j < n) {
+              const e = src.charCodeAt(j);
+              if (isWs(e) || e === C.Gt) break;
+              j++;
+            }
+            value = src.slice(vs, j);
+          }
+        }
+        if (attrs === null) attrs = [name, value];
+        else if (!hasName(attrs, name)) attrs.push(name, value);
+      }
+      i = j;
+      const traits = tagTraits(tag);
+      if (traits & T.Skip) {
+        if (!selfClosing) i = skipTo(i, tag, tag === 'svg' || tag === 'math' || tag === 'template')[1];
+        continue;
+      }
+      const el = startTag(tag, attrs, selfClosing);
+      if (el !== null && traits & T.RawText) {
+        const [close, next] = skipTo(i, tag, false);
+        if (close > i) addText(src.slice(i, close));
+        if (tag === 'title' && doc.title === null) doc.title = el;
+        pop();
+        i = next;
+      }
+    } else if (c === C.Slash) {
+      const c2 = src.charCodeAt(lt + 2);
+      const gt = src.indexOf('>', lt + 2);
+      const end = gt === -1 ? n : gt;
+      if (isAlpha(c2)) {
+        let j = lt + 3;
+        while (j < end) {
+          const d = src.charCodeAt(j);
+          if (isWs(d) || d === C.Slash) break;
+          j++;
+        }
+        endTag(src.slice(lt + 2, j).toLowerCase());
+      }
+      i = end + 1;
+    } else if (c === C.Bang) {
+      if (src.charCodeAt(lt + 2) === C.Dash && src.charCodeAt(lt + 3) === C.Dash) {
+        const end = src.indexOf('-->', lt + 4);
+        i = end === -1 ? n : end + 3;
+        // `<!-->` and `<!--->` are complete (empty) comments.
+        if (src.charCodeAt(lt + 4) === C.Gt) i = lt + 5;
+        else if (src.charCodeAt(lt + 4) === C.Dash && src.charCodeAt(lt + 5) === C.Gt) i = lt + 6;
+      } else {
+        const gt = src.indexOf('>', lt + 2);
+        i = gt === -1 ? n : gt + 1;
+      }
+    } else if (c === C.Question) {
+      const gt = src.indexOf('>', lt + 2);
+      i = gt === -1 ? n : gt + 1;
+    } else {
+      addText('<');
+      i = lt + 1;
+    }
+  }
+  while (stack.length > 1) pop();
+  return doc;
+}
+
+function hasName(attrs: string[], name: string): boolean {
+  for (let k = 0; k < attrs.length; k += 2) if (attrs[k] === name) return true;
+  return false;
+}
+
+/**
+ * indexOf of `<tag` / `</tag` (needle lower-case) matching the tag name case-insensitively, for
+ * matches starting before `limit`.
+ */
+function indexOfCi(hay: string, needle: string, from: number, limit: number): number {
+  const prefix = needle.charCodeAt(1) === C.Slash ? '</' : '<';
+  const first = prefix.length;
+  let pos = from;
+  for (;;) {
+    const at = hay.indexOf(prefix, pos);
+    if (at === -1 || at >= limit) return -1;
+    let k = first;
+    while (k < needle.length && (hay.charCodeAt(at + k) | 0x20) === needle.charCodeAt(k)) k++;
+    if (k === needle.length) return at;
+    pos = at + 1;
+  }
+}
+
+const P = ['p'];
+const BUTTON = ['button'];
+const NONE: string[] = [];
+const LI = ['li'];
+const DD_DT = ['dd', 'dt'];
+const TR = ['tr'];
+const SECTIONS = ['thead', 'tbody', 'tfoot'];
+const CELLS = ['td', 'th'];
+const ROW_TABLE = ['tr', 'table'];
+const TABLE = ['table'];
+const A = ['a'];

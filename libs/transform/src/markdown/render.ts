@@ -1,0 +1,331 @@
+import { decodeText, El, F } from '../dom/node';
+import { T, tagTraits } from '../dom/tags';
+import { bestSrcsetCandidate, UrlResolver } from '../urls';
+import { Sink } from './sink';
+import { renderDefinitionList, renderTable } from './structures';
+import { BR, codeSpan, collapseWs, escapeInline, flattenInline, inlineText, mdTitle, mdUrl } from './text';
+
+export interface MarkdownOptions {
+  resolver: UrlResolver;
+  /** Replace `data:` image URLs with a placeholder (alt text kept). */
+  removeBase64Images: boolean;
+}
+
+export const BASE64_PLACEHOLDER = '<Base64-Image-Removed>';
+
+const LANG_CLASS = /(?:^|\s)(?:language-|lang-|highlight-source-|highlight-)([A-Za-z0-9_+#.-]+)/;
+const NOT_A_LANG = new Set(['default', 'none', 'nohighlight', 'plain', 'notranslate']);
+const LINE_NUMBERS = /(?:^|\s)(?:linenos?|line-?numbers?|lineno|gutter)(?:\s|$)/;
+const LAZY_SRC = ['data-src', 'data-lazy-src', 'data-original', 'data-url'];
+
+/** Renders the filtered tree to GitHub-flavoured markdown in one recursive pass. */
+export class MarkdownRenderer {
+  private strong = 0;
+  private em = 0;
+  private del = 0;
+
+  constructor(private readonly opts: MarkdownOptions) {}
+
+  render(roots: readonly El[]): string {
+    const sink = new Sink();
+    for (const r of roots) this.element(r, sink);
+    return sink.join();
+  }
+
+  children(el: El, sink: Sink): void {
+    const ch = el.children;
+    for (let i = 0; i < ch.length; i++) {
+      const c = ch[i];
+      if (typeof c === 'string') this.text(c, sink);
+      else if (!(c.flags & F.Removed)) this.element(c, sink);
+    }
+  }
+
+  /** Renders `el`'s content as one line of inline markdown. */
+  inlineOf(el: El): string {
+    const sink = new Sink(1);
+    this.children(el, sink);
+    return flattenInline(sink.inline);
+  }
+
+  /** Renders `el`'s children into `sink` in flat mode and takes the resulting inline parts back out. */
+  private takeFlat(el: El, sink: Sink): string[] {
+    const start = sink.inline.length;
+    sink.flat++;
+    this.children(el, sink);
+    sink.flat--;
+    return sink.inline.splice(start);
+  }
+
+  private text(raw: string, sink: Sink): void {
+    sink.inline.push(inlineText(raw.indexOf('&') === -1 ? raw : decodeText(raw)));
+  }
+
+  element(el: El, sink: Sink): void {
+    const tag = el.tag;
+    switch (tag) {
+      case 'h1':
+      case 'h2':
+      case 'h3':
+      case 'h4':
+      case 'h5':
+      case 'h6':
+        return this.heading(el, sink, tag.charCodeAt(1) - 48);
+      case 'pre':
+        return this.pre(el, sink);
+      case 'ul':
+      case 'ol':
+      case 'menu':
+      case 'dir':
+        return this.list(el, sink);
+      case 'li':
+        sink.flush();
+        return sink.push(this.listItem(el, '- '), true);
+      case 'blockquote':
+        return this.blockquote(el, sink);
+      case 'table':
+        return renderTable(this, el, sink);
+      case 'dl':
+        return renderDefinitionList(this, el, sink);
+      case 'hr':
+        return sink.push('---');
+      case 'br':
+        sink.inline.push(BR);
+        return;
+      case 'img':
+        return this.image(el, sink);
+      case 'a':
+        return this.link(el, sink);
+      case 'strong':
+      case 'b':
+        return this.wrap(el, sink, '**', 'strong');
+      case 'em':
+      case 'i':
+      case 'cite':
+      case 'dfn':
+      case 'var':
+        return this.wrap(el, sink, '*', 'em');
+      case 'del':
+      case 's':
+      case 'strike':
+        return this.wrap(el, sink, '~~', 'del');
+      case 'code':
+      case 'kbd':
+      case 'samp':
+      case 'tt':
+        if (el.flags & F.HasBlock) break;
+        sink.inline.push(codeSpan(this.rawText(el, ' ')));
+        return;
+      case 'input':
+        if (el.attr('type')?.toLowerCase() === 'checkbox') sink.inline.push(el.hasAttr('checked') ? '[x] ' : '[ ] ');
+        return;
+    }
+    const traits = tagTraits(tag);
+    if (traits & T.NoMarkdown) return;
+    if (traits & T.Block) {
+      sink.flush();
+      this.children(el, sink);
+      sink.flush();
+    } else {
+      this.children(el, sink);
+    }
+  }
+
+  private heading(el: El, sink: Sink, level: number): void {
+    sink.flush();
+    const text = flattenInline(this.takeFlat(el, sink));
+    if (sink.flat > 0) sink.inline.push(' ', text, ' ');
+    else if (text !== '') sink.push(`${'#'.repeat(level)} ${text}`);
+  }
+
+  /** Decoded text of the subtree with `<br>` as `br`, skipping line-number gutters and non-content tags. */
+  rawText(el: El, br: string): string {
+    let out = '';
+    const ch = el.children;
+    for (let i = 0; i < ch.length; i++) {
+      const c = ch[i];
+      if (typeof c === 'string') out += decodeText(c);
+      else if (c.tag === 'br') out += br;
+      else if (!(c.flags & F.Removed) && !(tagTraits(c.tag) & T.NoMarkdown) && c.tag !== 'button') {
+        const cls = c.attrs === null ? undefined : c.rawAttr('class');
+        if (cls === undefined || !LINE_NUMBERS.test(cls)) out += this.rawText(c, br);
+      }
+    }
+    return out;
+  }
+
+  private pre(el: El, sink: Sink): void {
+    let code = this.rawText(el, '\n');
+    if (code.charCodeAt(0) === 10) code = code.slice(1);
+    code = code.replace(/\s+$/, '');
+    if (code.trim() === '') return;
+    if (sink.flat > 0) {
+      sink.inline.push(' ', codeSpan(code), ' ');
+      return;
+    }
+    let longest = 0;
+    if (code.indexOf('```') !== -1) for (const run of code.match(/`{3,}/g) ?? []) longest = Math.max(longest, run.length);
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    sink.push(`${fence}${codeLanguage(el)}\n${code}\n${fence}`);
+  }
+
+  private list(el: El, sink: Sink): void {
+    if (sink.flat > 0) {
+      this.children(el, sink);
+      return;
+    }
+    sink.flush();
+    const ordered = el.tag === 'ol';
+    const start = ordered ? parseInt(el.attr('start') ?? '1', 10) : 1;
+    const state = { n: Number.isFinite(start) ? start : 1, items: [] as string[] };
+    this.listChildren(el, ordered, state);
+    sink.push(state.items.join('\n'), true);
+  }
+
+  private listChildren(el: El, ordered: boolean, state: { n: number; items: string[] }): void {
+    for (const c of el.children) {
+      if (typeof c === 'string') {
+        const t = escapeInline(collapseWs(decodeText(c)).trim());
+        if (t !== '') state.items.push(`${ordered ? `${state.n++}.` : '-'} ${t}`);
+        continue;
+      }
+      if (c.flags & F.Removed) continue;
+      if (c.tag === 'li') {
+        const item = this.listItem(c, ordered ? `${state.n}. ` : '- ');
+        state.n++;
+        if (item !== '') state.items.push(item);
+      } else if (c.tag === 'ul' || c.tag === 'ol') {
+        // A list directly inside a list (invalid but common) belongs to the previous item.
+        const sub = new Sink();
+        this.list(c, sub);
+        const nested = sub.join();
+        const last = state.items.length - 1;
+        if (nested === '') continue;
+        const width = ordered ? String(Math.max(1, state.n - 1)).length + 2 : 2;
+        if (last >= 0) state.items[last] += `\n${' '.repeat(width)}${indent(nested, width)}`;
+        else state.items.push(nested);
+      } else if (tagTraits(c.tag) & T.NoMarkdown) {
+        continue;
+      } else if (containsTag(c, 'li')) {
+        this.listChildren(c, ordered, state);
+      } else {
+        const item = this.listItem(c, ordered ? `${state.n}. ` : '- ');
+        if (item !== '') {
+          state.n++;
+          state.items.push(item);
+        }
+      }
+    }
+  }
+
+  listItem(li: El, marker: string): string {
+    const sub = new Sink(0, true);
+    this.children(li, sub);
+    const content = sub.join();
+    if (content === '') return '';
+    return marker + indent(content, marker.length).trimStart();
+  }
+
+  private blockquote(el: El, sink: Sink): void {
+    if (sink.flat > 0) {
+      this.children(el, sink);
+      return;
+    }
+    sink.flush();
+    const sub = new Sink();
+    this.children(el, sub);
+    const s = sub.join();
+    if (s !== '') sink.push(s.replace(/^/gm, '> ').replace(/^> $/gm, '>'));
+  }
+
+  private wrap(el: El, sink: Sink, marker: string, kind: 'strong' | 'em' | 'del'): void {
+    if (el.flags & F.HasBlock || this[kind] > 0) {
+      this.children(el, sink);
+      return;
+    }
+    const start = sink.inline.length;
+    this[kind]++;
+    this.children(el, sink);
+    this[kind]--;
+    const inner = sink.inline.splice(start).join('');
+    // Emphasis markers must hug the text: flanking spaces and line breaks move outside them.
+    const m = /^([ \u0001]*)([\s\S]*?)([ \u0001]*)$/.exec(inner) as RegExpExecArray;
+    const edge = (s: string): string => (s === '' ? '' : s.indexOf(BR) !== -1 ? BR : ' ');
+    if (m[2] === '') {
+      sink.inline.push(edge(inner));
+      return;
+    }
+    sink.inline.push(edge(m[1]), marker, m[2], marker, edge(m[3]));
+  }
+
+  private link(el: El, sink: Sink): void {
+    const href = el.attrs === null ? undefined : el.rawAttr('href');
+    const url = href === undefined ? null : this.opts.resolver.resolve(href);
+    if (url === null || /^javascript:/i.test(url)) {
+      this.children(el, sink);
+      return;
+    }
+    const parts = this.takeFlat(el, sink);
+    const joined = parts.join('');
+    const text = flattenInline(parts);
+    // Links without any text (icon links, empty anchors) are noise.
+    if (text === '') return;
+    const lead = joined.charCodeAt(0) === 32 ? ' ' : '';
+    const trail = joined.charCodeAt(joined.length - 1) === 32 ? ' ' : '';
+    sink.inline.push(lead, `[${text}](${mdUrl(url)}${mdTitle(el.attr('title'))})`, trail);
+  }
+
+  private image(el: El, sink: Sink): void {
+    const src = imageSource(el);
+    if (src === undefined) return;
+    const alt = escapeInline(collapseWs(el.attr('alt') ?? '').trim());
+    let url: string | null;
+    if (/^\s*data:/i.test(src)) {
+      url = this.opts.removeBase64Images ? BASE64_PLACEHOLDER : decodeText(src).trim();
+    } else {
+      url = this.opts.resolver.resolve(src);
+      if (url === null) return;
+      url = mdUrl(url);
+    }
+    sink.inline.push(`![${alt}](${url}${mdTitle(el.attr('title'))})`);
+  }
+}
+
+/** Raw src of an image, preferring lazy-loading attributes over placeholder `src`s. */
+export function imageSource(el: El): string | undefined {
+  let src = el.rawAttr('src');
+  if (src === undefined || src.trim() === '' || (src.startsWith('data:') && src.length < 200)) {
+    for (const a of LAZY_SRC) {
+      const v = el.rawAttr(a);
+      if (v !== undefined && v.trim() !== '') return v;
+    }
+    const set = el.rawAttr('srcset') ?? el.rawAttr('data-srcset');
+    const best = set === undefined ? undefined : bestSrcsetCandidate(set);
+    if (best !== undefined) return best;
+  }
+  return src === undefined || src.trim() === '' ? undefined : src;
+}
+
+function codeLanguage(pre: El): string {
+  const candidates: (El | null)[] = [pre];
+  for (const c of pre.children) if (typeof c !== 'string' && c.tag === 'code') candidates.push(c);
+  candidates.push(pre.parent, pre.parent?.parent ?? null);
+  for (const el of candidates) {
+    if (el === null || el.attrs === null) continue;
+    const explicit = el.attr('data-lang') ?? el.attr('data-language');
+    if (explicit !== undefined && /^[\w+#.-]+$/.test(explicit)) return explicit.toLowerCase();
+    const m = LANG_CLASS.exec(el.attr('class') ?? '');
+    if (m !== null && !NOT_A_LANG.has(m[1].toLowerCase())) return m[1].toLowerCase();
+  }
+  return '';
+}
+
+function containsTag(el: El, tag: string): boolean {
+  for (const c of el.children) if (typeof c !== 'string' && (c.tag === tag || containsTag(c, tag))) return true;
+  return false;
+}
+
+/** Indents every non-empty line after the first by `n` spaces. */
+function indent(s: string, n: number): string {
+  return s.indexOf('\n') === -1 ? s : s.replace(/\n(?=[^\n])/g, `\n${' '.repeat(n)}`);
+}

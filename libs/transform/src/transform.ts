@@ -1,0 +1,79 @@
+import { El, F } from './dom/node';
+import { parseHtml, ParsedDocument } from './dom/parse';
+import { filterMainContent } from './filter/main-content';
+import { parseSelectors, removeMatching, selectOutermost } from './filter/selectors';
+import { HtmlSerializer } from './html/serialize';
+import { imageSource, MarkdownRenderer } from './markdown/render';
+import { extractMetadata } from './metadata';
+import type { TransformOptions, TransformResult } from './types';
+import { bestSrcsetCandidate, isHttp, UrlResolver } from './urls';
+
+function contentRoots(doc: ParsedDocument, opts: TransformOptions): El[] {
+  const top = doc.body ?? doc.html ?? doc.root;
+  const include = opts.includeTags?.filter((s) => s.trim() !== '') ?? [];
+  let roots = include.length > 0 ? selectOutermost(doc.root, parseSelectors(include)) : [top];
+  const exclude = opts.excludeTags?.filter((s) => s.trim() !== '') ?? [];
+  if (exclude.length > 0) {
+    const sels = parseSelectors(exclude);
+    removeMatching(roots, sels);
+    roots = roots.filter((r) => !(r.flags & F.Removed));
+  }
+  if (opts.onlyMainContent ?? true) roots = filterMainContent(roots, { narrow: include.length === 0 });
+  return roots;
+}
+
+function collectLinks(doc: ParsedDocument, resolver: UrlResolver): string[] {
+  const seen = new Set<string>();
+  for (const a of doc.anchors) {
+    const href = a.rawAttr('href') as string;
+    if (href.trimStart().startsWith('#')) continue;
+    const url = resolver.resolve(href);
+    if (url !== null && isHttp(url)) seen.add(url);
+  }
+  return [...seen];
+}
+
+function collectImages(doc: ParsedDocument, resolver: UrlResolver, ogImage: unknown): string[] {
+  const seen = new Set<string>();
+  const add = (raw: string | undefined): void => {
+    if (raw === undefined) return;
+    const url = resolver.resolve(raw);
+    if (url !== null && isHttp(url)) seen.add(url);
+  };
+  for (const el of doc.images) {
+    if (el.tag === 'img') {
+      add(imageSource(el));
+      const set = el.rawAttr('srcset');
+      if (set !== undefined) add(bestSrcsetCandidate(set));
+    } else if (el.parent?.tag === 'picture') {
+      const set = el.rawAttr('srcset') ?? el.rawAttr('data-srcset');
+      if (set !== undefined) add(bestSrcsetCandidate(set));
+    }
+  }
+  if (typeof ogImage === 'string') add(ogImage);
+  return [...seen];
+}
+
+/**
+ * The scrape's HTML pipeline: parse once, then produce markdown, cleaned HTML, links, images and
+ * metadata. Pure and synchronous: no network, no clock.
+ */
+export function transformHtml(rawHtml: string, opts: TransformOptions): TransformResult {
+  const doc = parseHtml(rawHtml);
+  const resolver = new UrlResolver(opts.url, doc.base?.rawAttr('href'));
+  const metadata = extractMetadata(doc, resolver);
+  const result: TransformResult = { metadata };
+  const f = opts.formats;
+  if (f.has('links')) result.links = collectLinks(doc, resolver);
+  if (f.has('images')) result.images = collectImages(doc, resolver, metadata.ogImage);
+  if (f.has('markdown') || f.has('html')) {
+    const roots = contentRoots(doc, opts);
+    if (f.has('markdown')) {
+      const renderer = new MarkdownRenderer({ resolver, removeBase64Images: opts.removeBase64Images ?? true });
+      result.markdown = renderer.render(roots);
+    }
+    if (f.has('html')) result.html = new HtmlSerializer(resolver).serialize(roots);
+  }
+  if (f.has('rawHtml')) result.rawHtml = rawHtml;
+  return result;
+}

@@ -1,0 +1,104 @@
+'use strict';
+// Transform pipeline benchmark: @wds/transform (main-content filter + markdown + links + metadata)
+// against turndown + turndown-plugin-gfm on the same generated corpus, in one process, one core.
+// Run after building the lib: npx tsc -b libs/transform/tsconfig.build.json && node tools/bench/transform.bench.js
+const os = require('node:os');
+const { performance } = require('node:perf_hooks');
+const { generateCorpus } = require('./corpus');
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Runs `fn` over the corpus RUNS times (after one warm-up pass); MB/s per run and ms per page. */
+function measure(name, corpus, fn) {
+  const bytes = corpus.reduce((s, p) => s + Buffer.byteLength(p.html), 0);
+  for (const p of corpus) fn(p);
+  const mbps = [];
+  const pageMs = [];
+  let peakRss = process.memoryUsage().rss;
+  for (let r = 0; r < RUNS; r++) {
+    let total = 0;
+    for (const p of corpus) {
+      const t0 = performance.now();
+      fn(p);
+      const dt = performance.now() - t0;
+      total += dt;
+      pageMs.push(dt);
+    }
+    mbps.push(bytes / 1048576 / (total / 1000));
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }
+  pageMs.sort((a, b) => a - b);
+  return {
+    name,
+    mbps: median(mbps),
+    p50: percentile(pageMs, 50),
+    p95: percentile(pageMs, 95),
+    max: pageMs[pageMs.length - 1],
+    rss: peakRss / 1048576,
+  };
+}
+
+function main() {
+  const { transformHtml } = require('@wds/transform');
+  const TurndownService = require('turndown');
+  const { gfm } = require('turndown-plugin-gfm');
+
+  const corpus = generateCorpus();
+  const bytes = corpus.reduce((s, p) => s + Buffer.byteLength(p.html), 0);
+  const largest = Math.max(...corpus.map((p) => Buffer.byteLength(p.html)));
+  const out = (s) => process.stdout.write(`${s}\n`);
+  out(`node ${process.version}, ${os.cpus()[0].model}, ${os.cpus().length} cores (single-threaded run)`);
+  out(`corpus: ${corpus.length} pages, ${(bytes / 1048576).toFixed(2)} MB, largest ${(largest / 1048576).toFixed(2)} MB; ${RUNS} runs after warm-up`);
+
+  const formats = new Set(['markdown', 'links', 'metadata']);
+  const results = [];
+  results.push(
+    measure('@wds/transform (main content + markdown + links + metadata)', corpus, (p) =>
+      transformHtml(p.html, { url: p.url, formats, onlyMainContent: true }),
+    ),
+  );
+  results.push(
+    measure('@wds/transform (full page markdown + links + metadata)', corpus, (p) =>
+      transformHtml(p.html, { url: p.url, formats, onlyMainContent: false }),
+    ),
+  );
+  results.push(
+    measure('@wds/transform (all formats incl. html, images)', corpus, (p) =>
+      transformHtml(p.html, {
+        url: p.url,
+        formats: new Set(['markdown', 'html', 'rawHtml', 'links', 'images', 'metadata']),
+      }),
+    ),
+  );
+  const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+  td.use(gfm);
+  td.remove(['script', 'style', 'noscript']);
+  const baseline = measure('turndown 7 + turndown-plugin-gfm (markdown only)', corpus, (p) => td.turndown(p.html));
+  results.push(baseline);
+
+  out('');
+  out('| pipeline | MB/s (median of runs) | p50 ms/page | p95 ms/page | max ms/page | x turndown+gfm | peak RSS MB |');
+  out('|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    out(
+      `| ${r.name} | ${r.mbps.toFixed(1)} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.max.toFixed(1)} | ${(r.mbps / baseline.mbps).toFixed(1)} | ${r.rss.toFixed(0)} |`,
+    );
+  }
+  const main = results[0];
+  const ok = main.mbps >= 40 && main.mbps / baseline.mbps >= 15;
+  out('');
+  out(`target (>= 40 MB/s and >= 15x turndown+gfm): ${ok ? 'met' : 'NOT met'}`);
+  process.exitCode = ok ? 0 : 1;
+}
+
+main();

@@ -1,0 +1,180 @@
+'use strict';
+// NATS and PostgreSQL for `npm start`, kept under WDS_DATA_DIR so a second start reuses the data.
+// Process launching itself is libs/local-infra's (built output; this runs after the build).
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+const log = require('./log');
+const { ROOT } = require('./provision');
+
+function dataDir() {
+  return path.resolve(ROOT, process.env.WDS_DATA_DIR || '.data');
+}
+
+function localInfra() {
+  const dist = path.join(ROOT, 'libs', 'local-infra', 'dist', 'index.js');
+  if (!fs.existsSync(dist)) throw new Error(`${dist} is missing: build first (npx tsc -b tsconfig.build.json)`);
+  return require(dist);
+}
+
+function isPortFree(port) {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+async function choosePort(preferred, what) {
+  if (await isPortFree(preferred)) return preferred;
+  const port = await localInfra().freePort();
+  log.info(`port ${preferred} is taken: ${what} will listen on ${port}`);
+  return port;
+}
+
+function pidAlive(pid) {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+  try {
+    // A zombie is dead for our purposes (it holds no port and no lock).
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+/** One `npm start` per data directory: two would fight over the same PostgreSQL cluster. */
+function acquireLock(dir) {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'stack.pid');
+  try {
+    const other = Number(fs.readFileSync(file, 'utf8').trim());
+    if (other && other !== process.pid && pidAlive(other)) {
+      throw new Error(`another stack (pid ${other}) is running with the data directory ${dir}`);
+    }
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+  }
+  fs.writeFileSync(file, `${process.pid}\n`);
+  return () => {
+    try {
+      if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.rmSync(file);
+    } catch {
+      // already gone
+    }
+  };
+}
+
+function checkNoOrphanPostgres(pgDir) {
+  const pidFile = path.join(pgDir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return;
+  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (pid && pidAlive(pid)) {
+    throw new Error(
+      `PostgreSQL (pid ${pid}) from an earlier run still uses ${pgDir}; stop it (kill -INT ${pid}) and start again`,
+    );
+  }
+}
+
+/**
+ * The bootstrap API key: WDS_BOOTSTRAP_API_KEY when given, else one generated on the first start
+ * and kept (mode 600) in the data directory so the user always has a working key.
+ */
+function bootstrapKey(dir) {
+  if (process.env.WDS_BOOTSTRAP_API_KEY) return { key: process.env.WDS_BOOTSTRAP_API_KEY, source: 'env' };
+  const file = path.join(dir, 'bootstrap-api-key');
+  if (fs.existsSync(file)) {
+    const key = fs.readFileSync(file, 'utf8').trim();
+    if (key) return { key, source: file };
+  }
+  const key = generateKey();
+  fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+  return { key, source: file };
+}
+
+/** Same shape as the keys the gateway issues: `wds_<12-char lookup prefix>_<256-bit secret>`. */
+function generateKey() {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  let prefix = '';
+  for (let i = 0; i < 12; i++) prefix += alphabet[crypto.randomInt(alphabet.length)];
+  return `wds_${prefix}_${crypto.randomBytes(32).toString('base64url')}`;
+}
+
+/** Starts what is not given by NATS_URL / DATABASE_URL. Returns URLs, pids and a stop function. */
+async function startInfra(dir) {
+  const started = [];
+  const result = { natsUrl: process.env.NATS_URL, databaseUrl: process.env.DATABASE_URL, pids: {}, started };
+  try {
+    if (!result.natsUrl) {
+      const port = await choosePort(4222, 'NATS');
+      const nats = await localInfra().startNats({ dataDir: path.join(dir, 'nats'), port });
+      started.push({ name: 'nats', server: nats });
+      result.natsUrl = nats.url;
+      result.pids.nats = nats.pid;
+      log.info(`NATS (JetStream) on ${nats.url}, data in ${path.join(dir, 'nats')}`);
+    } else {
+      log.info(`using NATS at ${redact(result.natsUrl)} (NATS_URL)`);
+    }
+    if (!result.databaseUrl) {
+      const pgDir = path.join(dir, 'postgres');
+      checkNoOrphanPostgres(pgDir);
+      const port = await choosePort(5432, 'PostgreSQL');
+      const pg = await localInfra().startPostgres({ dataDir: pgDir, port });
+      started.push({ name: 'postgres', server: pg, dataDir: pgDir });
+      result.databaseUrl = pg.url;
+      result.pids.postgres = pg.pid;
+      log.info(`PostgreSQL on 127.0.0.1:${pg.port}, data in ${pgDir}`);
+    } else {
+      log.info(`using PostgreSQL at ${redact(result.databaseUrl)} (DATABASE_URL)`);
+    }
+  } catch (err) {
+    await stopInfra(result);
+    throw err;
+  }
+  return result;
+}
+
+/** PostgreSQL first (it may still flush), then NATS. */
+async function stopInfra(infra) {
+  for (const { name, server, dataDir: pgDir } of [...infra.started].reverse()) {
+    try {
+      if (pgDir) signalPostmaster(pgDir);
+      await server.stop();
+      log.info(`${name} stopped`);
+    } catch (err) {
+      log.warn(`stopping ${name}: ${err.message}`);
+    }
+  }
+  infra.started.length = 0;
+}
+
+/**
+ * As root, PostgreSQL runs under `runuser`, which ignores SIGINT (and turns SIGTERM into a
+ * SIGKILL two seconds later), so the fast shutdown is requested from the postmaster itself;
+ * runuser then exits with it.
+ */
+function signalPostmaster(pgDir) {
+  try {
+    const pid = Number(fs.readFileSync(path.join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    if (pid) process.kill(pid, 'SIGINT');
+  } catch {
+    // not running, or not ours to signal: server.stop() still applies
+  }
+}
+
+function redact(url) {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+module.exports = { dataDir, acquireLock, bootstrapKey, startInfra, stopInfra, pidAlive, redact };

@@ -1,0 +1,114 @@
+'use strict';
+// Runs one service process, prefixes its output with the service name and restarts it with
+// exponential back-off when it exits without being asked to.
+const { spawn } = require('node:child_process');
+const readline = require('node:readline');
+const log = require('./log');
+
+const MIN_BACKOFF_MS = 1000;
+const MAX_BACKOFF_MS = 30_000;
+// A process that ran this long counts as healthy again: the back-off starts over.
+const STABLE_AFTER_MS = 30_000;
+
+class ServiceProcess {
+  /**
+   * @param {{ name: string, script: string, env: NodeJS.ProcessEnv, cwd: string,
+   *           onSpawn?: (name: string, pid: number) => void }} opts
+   */
+  constructor(opts) {
+    this.name = opts.name;
+    this.script = opts.script;
+    this.env = opts.env;
+    this.cwd = opts.cwd;
+    this.onSpawn = opts.onSpawn || (() => undefined);
+    this.child = undefined;
+    this.stopping = false;
+    this.restarts = 0;
+    this.failures = 0;
+    this.lastExit = undefined;
+    this.restartTimer = undefined;
+  }
+
+  get pid() {
+    return this.child && this.child.exitCode === null && this.child.signalCode === null ? this.child.pid : undefined;
+  }
+
+  start() {
+    const startedAt = Date.now();
+    // Own process group: a terminal Ctrl-C reaches only the supervisor, which stops services in order.
+    const child = spawn(process.execPath, [this.script], {
+      cwd: this.cwd,
+      env: this.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    this.child = child;
+    pipeLines(child.stdout, process.stdout, this.name);
+    pipeLines(child.stderr, process.stderr, this.name);
+    child.once('error', (err) => log.error(`${this.name}: ${err.message}`));
+    if (child.pid) this.onSpawn(this.name, child.pid);
+    child.once('exit', (code, signal) => {
+      this.lastExit = signal ? `signal ${signal}` : `code ${code}`;
+      if (this.stopping) return;
+      this.failures = Date.now() - startedAt > STABLE_AFTER_MS ? 1 : this.failures + 1;
+      const delay = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** (this.failures - 1));
+      this.restarts += 1;
+      log.warn(`${this.name} exited unexpectedly (${this.lastExit}); restarting in ${delay / 1000}s`);
+      this.restartTimer = setTimeout(() => {
+        this.restartTimer = undefined;
+        if (!this.stopping) this.start();
+      }, delay);
+    });
+  }
+
+  /** SIGTERM, then SIGKILL after graceMs. Resolves with true when the exit was graceful. */
+  stop(graceMs) {
+    this.stopping = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        log.warn(`${this.name} did not stop within ${graceMs / 1000}s; killing it`);
+        killGroup(child.pid, 'SIGKILL');
+        resolve(false);
+      }, graceMs);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        // Anything the service started (a browser, say) goes with it.
+        killGroup(child.pid, 'SIGKILL');
+        resolve(true);
+      });
+      child.kill('SIGTERM');
+    });
+  }
+
+  /** Last resort when the supervisor itself is going down hard. */
+  killNow() {
+    this.stopping = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    if (this.child && this.child.pid) killGroup(this.child.pid, 'SIGKILL');
+  }
+
+  describe() {
+    if (this.pid) return `${this.name}: running (pid ${this.pid}${this.restarts ? `, ${this.restarts} restarts` : ''})`;
+    return `${this.name}: NOT running (last exit ${this.lastExit || 'none'}, ${this.restarts} restarts)`;
+  }
+}
+
+function killGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // the group is already empty
+  }
+}
+
+function pipeLines(from, to, name) {
+  const prefix = log.prefix(name);
+  readline.createInterface({ input: from, crlfDelay: Infinity }).on('line', (line) => {
+    to.write(`${prefix}${line}\n`);
+  });
+}
+
+module.exports = { ServiceProcess };
