@@ -6,6 +6,7 @@
 //   WDS_PROCESS name=<name> pid=<pid>     every process started (services again on restart)
 //   WDS_READY url=<base url> team=<bootstrap team id>
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
 const path = require('node:path');
 const log = require('./lib/log');
 const { ROOT, prepare } = require('./lib/provision');
@@ -15,7 +16,8 @@ const { ServiceProcess } = require('./lib/supervisor');
 // Gateway last: its /health waits for every other kind anyway, and it should be the last to come up.
 const SERVICES = ['scraper', 'crawler', 'batch', 'browser-pool', 'billing', 'docs-search', 'webhooks'];
 const READY_TIMEOUT_MS = Number(process.env.WDS_START_TIMEOUT_MS || 120_000);
-const STOP_GRACE_MS = Number(process.env.WDS_STOP_GRACE_MS || 15_000);
+// Longer than the services' own SHUTDOWN_GRACE_MS (15 s), so their drain finishes before a SIGKILL.
+const STOP_GRACE_MS = Number(process.env.WDS_STOP_GRACE_MS || 20_000);
 // The same signal often arrives twice at once (terminal + npm forwarding it); only a later one forces.
 const FORCE_AFTER_MS = 1500;
 
@@ -87,6 +89,12 @@ async function main() {
   let stack;
   try {
     prepare({ nats: !process.env.NATS_URL, postgres: !process.env.DATABASE_URL, chromium: true });
+    const unbuilt = [...SERVICES, 'gateway'].filter((n) => !fs.existsSync(serviceScript(n)));
+    if (unbuilt.length > 0) {
+      throw new Error(
+        `not built: ${unbuilt.map((n) => path.relative(ROOT, serviceScript(n))).join(', ')} (run without WDS_SKIP_BUILD)`,
+      );
+    }
     infraStarting = infra.startInfra(dir);
     stack = await infraStarting;
   } catch (err) {
@@ -112,7 +120,7 @@ async function main() {
   for (const name of [...SERVICES, 'gateway']) {
     const svc = new ServiceProcess({
       name,
-      script: path.join(ROOT, 'apps', name, 'dist', 'main.js'),
+      script: serviceScript(name),
       cwd: ROOT,
       env: { ...baseEnv, WDS_INSTANCE_ID: `${name}-local`, ...(name === 'gateway' ? gatewayEnv : {}) },
       onSpawn: announcePid,
@@ -146,6 +154,10 @@ async function main() {
   }
   log.info('  Ctrl-C stops everything.');
   process.stdout.write(`WDS_READY url=${baseUrl} team=${team}\n`);
+}
+
+function serviceScript(name) {
+  return path.join(ROOT, 'apps', name, 'dist', 'main.js');
 }
 
 function announcePid(name, pid) {

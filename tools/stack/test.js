@@ -37,11 +37,15 @@ async function main() {
   if (!extra.some((a) => /^(--maxWorkers|-w|--runInBand|-i)\b/.test(a))) jestArgs.push('--maxWorkers=2');
   jestArgs.push(...extra);
 
-  const jest = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), ...jestArgs], {
-    cwd: ROOT,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, [RUN_MARKER]: runId },
-  });
+  const jest = spawn(
+    process.execPath,
+    [path.join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), ...jestArgs],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, [RUN_MARKER]: runId },
+    },
+  );
   const outcome = await supervise(jest, outFile);
 
   const left = await killMarked(RUN_MARKER, runId);
@@ -79,7 +83,10 @@ function supervise(jest, outFile) {
       jest.kill('SIGTERM');
       setTimeout(() => jest.kill('SIGKILL'), 10_000).unref();
     };
-    const overall = setTimeout(() => stop(`the test run exceeded ${TIMEOUT_MS / 60_000} minutes`), TIMEOUT_MS);
+    const overall = setTimeout(
+      () => stop(`the test run exceeded ${TIMEOUT_MS / 60_000} minutes`),
+      TIMEOUT_MS,
+    );
     let resultsSeenAt = 0;
     const poll = setInterval(() => {
       if (!resultsSeenAt && fs.existsSync(outFile)) resultsSeenAt = Date.now();

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { startNats, type RunningServer } from '@wds/local-infra';
 import { ErrorCode, RPC, ServiceError } from '@wds/contracts';
+// The test-support lib (type:test) is meant for app tests, which the app-wide tag rule does not foresee.
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { createTestDatabase } from '@wds/testing';
 import { bootstrapService, type RunningService } from '@wds/service-kit';
 import { AppModule } from '../src/app.module';
@@ -20,8 +22,10 @@ describe('credits ledger over NATS (real PostgreSQL + NATS)', () => {
   let nats: RunningServer;
   let natsDir: string;
 
-  const call = <D extends (typeof RPC)[keyof typeof RPC]>(def: D, payload: Parameters<typeof billing.messaging.request<D>>[1]) =>
-    billing.messaging.request(def, payload);
+  const call = <D extends (typeof RPC)[keyof typeof RPC]>(
+    def: D,
+    payload: Parameters<typeof billing.messaging.request<D>>[1],
+  ) => billing.messaging.request(def, payload);
 
   const grant = (teamId: string, amount: number) =>
     call(RPC.creditsGrant, { teamId, amount, reason: 'test', idempotencyKey: randomUUID() });
@@ -75,7 +79,7 @@ describe('credits ledger over NATS (real PostgreSQL + NATS)', () => {
     }
     expect(await balance(team)).toBe(1);
     const { rows } = await billing.database.query<{ sum: string }>(
-      "SELECT sum(delta) AS sum FROM billing.ledger_entries WHERE team_id = $1",
+      'SELECT sum(delta) AS sum FROM billing.ledger_entries WHERE team_id = $1',
       [team],
     );
     expect(Number(rows[0].sum)).toBe(1);
@@ -141,7 +145,9 @@ describe('credits ledger over NATS (real PostgreSQL + NATS)', () => {
     const req = { teamId: team, amount: 50, reason: 'welcome', idempotencyKey: `k-${team}` };
     expect(await call(RPC.creditsGrant, req)).toEqual({ balance: 50 });
     expect(await call(RPC.creditsGrant, req)).toEqual({ balance: 50 });
-    expect(await call(RPC.creditsGrant, { ...req, amount: -20, idempotencyKey: `c-${team}` })).toEqual({ balance: 30 });
+    expect(await call(RPC.creditsGrant, { ...req, amount: -20, idempotencyKey: `c-${team}` })).toEqual({
+      balance: 30,
+    });
     const err = await rejection(call(RPC.creditsGrant, { ...req, amount: -31, idempotencyKey: `d-${team}` }));
     expect(err.code).toBe(ErrorCode.INSUFFICIENT_CREDITS);
     expect(await balance(team)).toBe(30);
@@ -162,9 +168,10 @@ describe('credits ledger over NATS (real PostgreSQL + NATS)', () => {
     await grant(team, 10);
     const expired = await reserve(team, 'old', 4);
     const fresh = await reserve(team, 'new', 3);
-    await billing.database.query("UPDATE billing.reservations SET expires_at = now() - interval '1 second' WHERE id = $1", [
-      expired.reservationId,
-    ]);
+    await billing.database.query(
+      "UPDATE billing.reservations SET expires_at = now() - interval '1 second' WHERE id = $1",
+      [expired.reservationId],
+    );
     const sweeper = billing.app.get(ReservationSweeper);
     expect(await sweeper.sweepOnce()).toBeGreaterThanOrEqual(1);
     expect(await balance(team)).toBe(7);

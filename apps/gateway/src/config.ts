@@ -6,7 +6,12 @@ export const GatewayConfig = CommonEnv.extend({
   HOST: z.string().min(1).default('0.0.0.0'),
   /** Enables the admin API; unset = every /admin path answers 404. */
   WDS_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  WDS_BOOTSTRAP_API_KEY: z.string().min(8).max(512).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces').optional(),
+  WDS_BOOTSTRAP_API_KEY: z
+    .string()
+    .min(8)
+    .max(512)
+    .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
+    .optional(),
   WDS_BOOTSTRAP_CREDITS: envInt({ min: 0 }).default(100000),
   WDS_BOOTSTRAP_WEBHOOK_SECRET: z.string().min(1).max(1000).optional(),
   /** Base URL clients reach the gateway at, for absolute URLs in answers (OpenAPI servers, `next` links). */

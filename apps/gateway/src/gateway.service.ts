@@ -6,7 +6,9 @@ import { GatewayConfig } from './config';
 import { configureHttp } from './http/configure-http';
 
 /** How the gateway process is started; main.ts and the integration tests share it. */
-export function gatewayServiceOptions(env: NodeJS.ProcessEnv = process.env): ServiceOptions<typeof GatewayConfig> {
+export function gatewayServiceOptions(
+  env: NodeJS.ProcessEnv = process.env,
+): ServiceOptions<typeof GatewayConfig> {
   // Parsed here only for the listening address; bootstrapService parses (and reports) the rest.
   const { PORT, HOST } = parseEnv(GatewayConfig.pick({ PORT: true, HOST: true }), env);
   return {

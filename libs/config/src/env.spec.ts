@@ -63,9 +63,8 @@ describe('envBool / envList', () => {
     const l = envList();
     expect(l.parse('10.0.0.0/8, localhost:8080,,')).toEqual(['10.0.0.0/8', 'localhost:8080']);
     expect(l.parse('')).toEqual([]);
-    expect(parseEnv(CommonEnv, { WDS_PRIVATE_NETWORK_ALLOWLIST: 'a,b' }).WDS_PRIVATE_NETWORK_ALLOWLIST).toEqual([
-      'a',
-      'b',
-    ]);
+    expect(
+      parseEnv(CommonEnv, { WDS_PRIVATE_NETWORK_ALLOWLIST: 'a,b' }).WDS_PRIVATE_NETWORK_ALLOWLIST,
+    ).toEqual(['a', 'b']);
   });
 });

@@ -87,11 +87,10 @@ export async function runMigrations(db: Database, opts: { schema: string; dir: s
       }
       await q.query(`SET LOCAL search_path TO "${schema}", public`);
       await q.query(file.sql);
-      await q.query(`INSERT INTO "${schema}".schema_migrations (version, name, checksum) VALUES ($1, $2, $3)`, [
-        file.version,
-        file.name,
-        file.checksum,
-      ]);
+      await q.query(
+        `INSERT INTO "${schema}".schema_migrations (version, name, checksum) VALUES ($1, $2, $3)`,
+        [file.version, file.name, file.checksum],
+      );
       applied.push(file.name);
     });
   }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- @wds/testing (type:test) is test-only infrastructure; the lint config has no test-file exception yet
 import { createTestDatabase } from '@wds/testing';
 import { Database, MigrationError, runMigrations } from '../src';
 
@@ -97,9 +98,12 @@ describe('Database and runMigrations (real PostgreSQL)', () => {
   });
 
   it('tx applies the requested isolation level', async () => {
-    const level = await db.tx(async (q) => (await q.query('SHOW transaction_isolation')).rows[0].transaction_isolation, {
-      isolation: 'serializable',
-    });
+    const level = await db.tx(
+      async (q) => (await q.query('SHOW transaction_isolation')).rows[0].transaction_isolation,
+      {
+        isolation: 'serializable',
+      },
+    );
     expect(level).toBe('serializable');
   });
 

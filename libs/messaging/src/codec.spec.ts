@@ -22,6 +22,9 @@ describe('byte helpers', () => {
 
   it('keeps text as text and binary as base64', () => {
     expect(describeBytes(new TextEncoder().encode('hé'))).toEqual({ payload: 'hé', payloadEncoding: 'utf8' });
-    expect(describeBytes(new Uint8Array([0xff, 0xfe]))).toEqual({ payload: '//4=', payloadEncoding: 'base64' });
+    expect(describeBytes(new Uint8Array([0xff, 0xfe]))).toEqual({
+      payload: '//4=',
+      payloadEncoding: 'base64',
+    });
   });
 });

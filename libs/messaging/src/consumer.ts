@@ -104,19 +104,34 @@ export async function startConsumer<D extends StreamMessageDef>(
         span.setAttribute('messaging.message.delivery_count', deliveryCount);
         const heartbeat = setInterval(() => m.working(), Math.max(250, Math.floor(effectiveAckWait / 2)));
         try {
-          await handler(payload, { subject: m.subject, deliveryCount, msgId: headers['Nats-Msg-Id'], headers });
+          await handler(payload, {
+            subject: m.subject,
+            deliveryCount,
+            msgId: headers['Nats-Msg-Id'],
+            headers,
+          });
         } catch (err) {
           clearInterval(heartbeat);
           const envelope =
             err instanceof ServiceError
               ? err.toEnvelope()
-              : { success: false as const, error: (err as Error)?.message ?? String(err), code: ErrorCode.INTERNAL };
+              : {
+                  success: false as const,
+                  error: (err as Error)?.message ?? String(err),
+                  code: ErrorCode.INTERNAL,
+                };
           if (deliveryCount >= consumerDef.maxDeliver) {
-            log.error({ err, subject: m.subject, seq: m.seq, deliveryCount }, 'last delivery failed; dead-lettered');
+            log.error(
+              { err, subject: m.subject, seq: m.seq, deliveryCount },
+              'last delivery failed; dead-lettered',
+            );
             await deadLetterAndTerm(m, 'max_deliveries', envelope, headers);
           } else {
             const delay = retryDelay(deliveryCount);
-            log.warn({ err, subject: m.subject, seq: m.seq, deliveryCount, delay }, 'handler failed; will retry');
+            log.warn(
+              { err, subject: m.subject, seq: m.seq, deliveryCount, delay },
+              'handler failed; will retry',
+            );
             m.nak(delay);
           }
           return;
@@ -155,10 +170,14 @@ export async function startConsumer<D extends StreamMessageDef>(
       await js.publish(deadLetterSubject(m.subject), encodeJson(checked), {
         headers: recordToHeaders(outgoingHeaders()),
       });
-      m.term(reason);
+      // No reason text: nats-server 2.9 does not recognise "+TERM <reason>" as a term.
+      m.term();
     } catch (err) {
       // Without a stored dead letter the message must not vanish: let JetStream redeliver it.
-      log.error({ err, subject: m.subject, seq: m.seq }, 'dead-lettering failed; message left for redelivery');
+      log.error(
+        { err, subject: m.subject, seq: m.seq },
+        'dead-lettering failed; message left for redelivery',
+      );
       m.nak(retryDelay(m.info.deliveryCount));
     }
   };

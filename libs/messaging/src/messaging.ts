@@ -82,7 +82,10 @@ export class Messaging {
       if (s.type === 'disconnect') this.connected = false;
       if (s.type === 'reconnect') this.connected = true;
       if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error') {
-        this.logger.warn({ status: s.type, server: 'server' in s ? s.server : undefined }, 'NATS connection status');
+        this.logger.warn(
+          { status: s.type, server: 'server' in s ? s.server : undefined },
+          'NATS connection status',
+        );
       }
     }
   }
@@ -161,7 +164,8 @@ export class Messaging {
       const decoded = decodeJson(reply.data);
       if (reply.headers?.get(ERROR_HEADER)) {
         const env = decoded.ok ? ErrorEnvelope.safeParse(decoded.value) : undefined;
-        if (!env?.success) throw new ServiceError(ErrorCode.INTERNAL, `malformed error reply from ${def.subject}`);
+        if (!env?.success)
+          throw new ServiceError(ErrorCode.INTERNAL, `malformed error reply from ${def.subject}`);
         const retryAfter = Number(reply.headers.get(RETRY_AFTER_HEADER)) || undefined;
         const base = ServiceError.fromEnvelope(env.data);
         throw new ServiceError(base.code, base.message, base.details, retryAfter);
@@ -207,7 +211,10 @@ export class Messaging {
           const result = await handler(req, { headers });
           const checked = def.reply.safeParse(result);
           if (!checked.success) {
-            this.logger.error({ subject: def.subject, issues: checked.error.issues }, 'handler reply breaks contract');
+            this.logger.error(
+              { subject: def.subject, issues: checked.error.issues },
+              'handler reply breaks contract',
+            );
             throw new ServiceError(ErrorCode.INTERNAL, 'internal error');
           }
           body = encodeJson(result);
@@ -224,9 +231,13 @@ export class Messaging {
         const replyHeaders: Record<string, string> = {};
         if (failed) {
           replyHeaders[ERROR_HEADER] = failed.code;
-          if (failed.retryAfterSeconds !== undefined) replyHeaders[RETRY_AFTER_HEADER] = String(failed.retryAfterSeconds);
+          if (failed.retryAfterSeconds !== undefined)
+            replyHeaders[RETRY_AFTER_HEADER] = String(failed.retryAfterSeconds);
         }
-        msg.respond(body, Object.keys(replyHeaders).length ? { headers: recordToHeaders(replyHeaders) } : undefined);
+        msg.respond(
+          body,
+          Object.keys(replyHeaders).length ? { headers: recordToHeaders(replyHeaders) } : undefined,
+        );
       },
       headers,
     );
@@ -240,7 +251,10 @@ export class Messaging {
   ): Promise<void> {
     const subject = opts.subject ?? def.subject;
     if (!subjectMatches(def.subject, subject) || /[*>]/.test(subject)) {
-      throw new ServiceError(ErrorCode.INTERNAL, `subject ${subject} is not a concrete subject of ${def.subject}`);
+      throw new ServiceError(
+        ErrorCode.INTERNAL,
+        `subject ${subject} is not a concrete subject of ${def.subject}`,
+      );
     }
     validate(def.payload, payload, `message for ${subject}`);
     await withMessagingSpan('producer', subject, async () => {

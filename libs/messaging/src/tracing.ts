@@ -29,7 +29,9 @@ export async function withMessagingSpan<T>(
   fn: (span: Span) => Promise<T>,
   incoming?: Record<string, string>,
 ): Promise<T> {
-  const parent = incoming ? extractTraceContext((k) => incoming[k.toLowerCase()] ?? incoming[k]) : context.active();
+  const parent = incoming
+    ? extractTraceContext((k) => incoming[k.toLowerCase()] ?? incoming[k])
+    : context.active();
   return tracer.startActiveSpan(
     `${subject} ${OPERATIONS[role]}`,
     {

@@ -1,5 +1,12 @@
-import { DeadLetter, defineStreamMessage, deadLetterSubject, type ConsumerDef, type StreamDef } from '@wds/contracts';
+import {
+  DeadLetter,
+  defineStreamMessage,
+  deadLetterSubject,
+  type ConsumerDef,
+  type StreamDef,
+} from '@wds/contracts';
 import { createLogger } from '@wds/observability';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- @wds/testing (type:test) is test-only infrastructure; the lint config has no test-file exception yet
 import { testNatsUrl } from '@wds/testing';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -25,7 +32,14 @@ const DLQ: StreamDef = {
 const Task = defineStreamMessage(`t${id}.work.>`, WORK.name, z.object({ n: z.number().int() }));
 
 function consumerDef(name: string, subject: string, extra: Partial<ConsumerDef> = {}): ConsumerDef {
-  return { stream: WORK.name, durable: name, filterSubject: subject, ackWaitMs: 5000, maxDeliver: 3, ...extra };
+  return {
+    stream: WORK.name,
+    durable: name,
+    filterSubject: subject,
+    ackWaitMs: 5000,
+    maxDeliver: 3,
+    ...extra,
+  };
 }
 
 async function waitFor<T>(fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 8000): Promise<T> {
@@ -71,7 +85,9 @@ describe('Messaging on JetStream (real NATS)', () => {
 
   it('refuses to publish an invalid payload or a subject outside the definition', async () => {
     await expect(m.publish(Task, { n: 1.5 }, { subject: `t${id}.work.a` })).rejects.toThrow(/\bn\b/);
-    await expect(m.publish(Task, { n: 1 }, { subject: `other.${id}` })).rejects.toThrow(/not a concrete subject/);
+    await expect(m.publish(Task, { n: 1 }, { subject: `other.${id}` })).rejects.toThrow(
+      /not a concrete subject/,
+    );
   });
 
   it('delivers, acks, and retries after a handler failure', async () => {
@@ -146,7 +162,10 @@ describe('Messaging on JetStream (real NATS)', () => {
       error: { success: false, code: 'BAD_REQUEST' },
     });
     expect(letters[0].error.error).toMatch(/\bn\b/);
-    expect(letters[1]).toMatchObject({ payloadEncoding: 'base64', payload: Buffer.from([0xff, 0x00, 0x7b]).toString('base64') });
+    expect(letters[1]).toMatchObject({
+      payloadEncoding: 'base64',
+      payload: Buffer.from([0xff, 0x00, 0x7b]).toString('base64'),
+    });
     const info = await m.jsm.consumers.info(WORK.name, 'poison');
     expect(info.num_ack_pending).toBe(0);
   });

@@ -2,6 +2,7 @@ import { trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ErrorCode, ServiceError, defineRpc } from '@wds/contracts';
 import { createLogger, shutdownTelemetry, startTelemetry } from '@wds/observability';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- @wds/testing (type:test) is test-only infrastructure; the lint config has no test-file exception yet
 import { testNatsUrl } from '@wds/testing';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -17,7 +18,12 @@ const Add = defineRpc(
   z.object({ a: z.number(), b: z.number() }),
   z.object({ sum: z.number() }),
 );
-const Broken = defineRpc(`test.${suffix}.broken`, 'test-broken', z.object({}), z.object({ ok: z.literal(true) }));
+const Broken = defineRpc(
+  `test.${suffix}.broken`,
+  'test-broken',
+  z.object({}),
+  z.object({ ok: z.literal(true) }),
+);
 const Nobody = defineRpc(`test.${suffix}.nobody`, 'test-nobody', z.object({}), z.object({}));
 
 describe('Messaging RPC (real NATS)', () => {
@@ -91,7 +97,9 @@ describe('Messaging RPC (real NATS)', () => {
   });
 
   it('maps no responders to SERVICE_UNAVAILABLE', async () => {
-    const err = (await client.request(Nobody, {}, { timeoutMs: 1000 }).catch((e: unknown) => e)) as ServiceError;
+    const err = (await client
+      .request(Nobody, {}, { timeoutMs: 1000 })
+      .catch((e: unknown) => e)) as ServiceError;
     expect(err).toBeInstanceOf(ServiceError);
     expect(err.code).toBe(ErrorCode.SERVICE_UNAVAILABLE);
   });
@@ -112,7 +120,12 @@ describe('Messaging RPC (real NATS)', () => {
   });
 
   it('lets in-flight handlers answer before drain closes the connection', async () => {
-    const slowDef = defineRpc(`test.${suffix}.slow`, 'test-slow', z.object({}), z.object({ done: z.boolean() }));
+    const slowDef = defineRpc(
+      `test.${suffix}.slow`,
+      'test-slow',
+      z.object({}),
+      z.object({ done: z.boolean() }),
+    );
     const worker = await Messaging.connect({ servers: testNatsUrl(), name: 'slow', logger });
     let finished = false;
     worker.serve(slowDef, async () => {

@@ -25,12 +25,17 @@ export class NestPinoLogger implements LoggerService {
   }
 
   /** Nest passes the context (class name) last and, for errors, a stack before it. */
-  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal', message: unknown, params: unknown[]) {
+  private write(
+    level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal',
+    message: unknown,
+    params: unknown[],
+  ) {
     const rest = [...params];
     const context = typeof rest[rest.length - 1] === 'string' ? (rest.pop() as string) : undefined;
     const fields: Record<string, unknown> = {};
     if (context) fields.context = context;
-    if (level === 'error' && typeof rest[0] === 'string' && rest[0].includes('\n')) fields.stack = rest.shift();
+    if (level === 'error' && typeof rest[0] === 'string' && rest[0].includes('\n'))
+      fields.stack = rest.shift();
     if (rest.length) fields.params = rest;
     if (message instanceof Error) {
       this.logger[level]({ ...fields, err: message }, message.message);

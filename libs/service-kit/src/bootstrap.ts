@@ -57,7 +57,11 @@ export async function bootstrapService<S extends z.ZodObject<z.ZodRawShape> = ty
 ): Promise<RunningService<z.output<S>>> {
   const schema = (opts.configSchema ?? CommonEnv) as S;
   const config = parseEnv(schema, opts.env ?? process.env) as z.output<S> & CommonEnv;
-  const logger = createLogger({ service: opts.kind, level: config.LOG_LEVEL, instanceId: config.WDS_INSTANCE_ID });
+  const logger = createLogger({
+    service: opts.kind,
+    level: config.LOG_LEVEL,
+    instanceId: config.WDS_INSTANCE_ID,
+  });
   const cleanups: (() => Promise<unknown>)[] = [];
   const cleanup = async () => {
     for (const fn of cleanups.reverse()) {
@@ -140,9 +144,7 @@ export function runServiceMain<S extends z.ZodObject<z.ZodRawShape> = typeof Com
   void main(opts);
 }
 
-async function main<S extends z.ZodObject<z.ZodRawShape>>(
-  opts: ServiceOptions<S>,
-): Promise<void> {
+async function main<S extends z.ZodObject<z.ZodRawShape>>(opts: ServiceOptions<S>): Promise<void> {
   let running: RunningService<z.output<S>>;
   try {
     running = await bootstrapService(opts);

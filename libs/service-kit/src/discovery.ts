@@ -56,25 +56,30 @@ export async function discoverInstances(
     maxWait: opts.timeoutMs ?? 500,
   });
   const found: DiscoveredInstance[] = [];
-  let replies: Awaited<ReturnType<typeof client.stats>>;
   try {
-    replies = await client.stats();
-  } catch {
-    // No instance at all answers as "no responders".
-    return found;
-  }
-  for await (const s of replies) {
-    if (!s.name.startsWith(SERVICE_NAME_PREFIX)) continue;
-    const kind = s.metadata?.kind ?? s.name.slice(SERVICE_NAME_PREFIX.length);
-    if (!isServiceKind(kind)) continue;
-    found.push({
-      kind,
-      id: s.id,
-      version: s.version,
-      healthUrl: s.metadata?.healthUrl,
-      instanceId: s.metadata?.instanceId,
-      startedAt: s.started,
-    });
+    for await (const s of await client.stats()) {
+      if (!s.name.startsWith(SERVICE_NAME_PREFIX)) continue;
+      const kind = s.metadata?.kind ?? s.name.slice(SERVICE_NAME_PREFIX.length);
+      if (!isServiceKind(kind)) continue;
+      found.push({
+        kind,
+        id: s.id,
+        version: s.version,
+        healthUrl: s.metadata?.healthUrl,
+        instanceId: s.metadata?.instanceId,
+        startedAt: s.started,
+      });
+    }
+  } catch (err) {
+    // With no instance at all, the request ends in "no responders": that is an empty answer.
+    if (!isNoResponders(err)) throw err;
   }
   return found;
+}
+
+function isNoResponders(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (e.name === 'NoRespondersError' || /no responders/i.test(e.message)) return true;
+  }
+  return false;
 }

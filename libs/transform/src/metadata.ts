@@ -17,7 +17,9 @@ const OG_FIELDS: Record<string, string> = {
 };
 
 function clean(s: string): string {
-  return decodeText(s).replace(/[ \t\n\r\f\u00a0]+/g, ' ').trim();
+  return decodeText(s)
+    .replace(/[ \t\n\r\f\u00a0]+/g, ' ')
+    .trim();
 }
 
 function textOf(el: El): string {

@@ -69,7 +69,10 @@ export function transformHtml(rawHtml: string, opts: TransformOptions): Transfor
   if (f.has('markdown') || f.has('html')) {
     const roots = contentRoots(doc, opts);
     if (f.has('markdown')) {
-      const renderer = new MarkdownRenderer({ resolver, removeBase64Images: opts.removeBase64Images ?? true });
+      const renderer = new MarkdownRenderer({
+        resolver,
+        removeBase64Images: opts.removeBase64Images ?? true,
+      });
       result.markdown = renderer.render(roots);
     }
     if (f.has('html')) result.html = new HtmlSerializer(resolver).serialize(roots);

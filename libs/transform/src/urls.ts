@@ -44,7 +44,8 @@ export class UrlResolver {
     const value = raw.indexOf('&') === -1 ? raw : decodeHTMLAttribute(raw);
     const abs = PLAIN_ABSOLUTE.exec(value);
     if (abs !== null && !DOT_SEGMENT.test(value)) return abs[1] === undefined ? `${value}/` : value;
-    if (this.origin !== null && PLAIN_PATH.test(value) && !DOT_SEGMENT.test(value)) return this.origin + value;
+    if (this.origin !== null && PLAIN_PATH.test(value) && !DOT_SEGMENT.test(value))
+      return this.origin + value;
     const trimmed = value.trim();
     if (trimmed === '') return null;
     try {

@@ -14,7 +14,8 @@ function dataDir() {
 
 function localInfra() {
   const dist = path.join(ROOT, 'libs', 'local-infra', 'dist', 'index.js');
-  if (!fs.existsSync(dist)) throw new Error(`${dist} is missing: build first (npx tsc -b tsconfig.build.json)`);
+  if (!fs.existsSync(dist))
+    throw new Error(`${dist} is missing: build first (npx tsc -b tsconfig.build.json)`);
   return require(dist);
 }
 
@@ -47,13 +48,22 @@ function pidAlive(pid) {
   }
 }
 
+// A stale pid file may name a pid that now belongs to an unrelated process.
+function isStackProcess(pid) {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('start.js');
+  } catch {
+    return true;
+  }
+}
+
 /** One `npm start` per data directory: two would fight over the same PostgreSQL cluster. */
 function acquireLock(dir) {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'stack.pid');
   try {
     const other = Number(fs.readFileSync(file, 'utf8').trim());
-    if (other && other !== process.pid && pidAlive(other)) {
+    if (other && other !== process.pid && pidAlive(other) && isStackProcess(other)) {
       throw new Error(`another stack (pid ${other}) is running with the data directory ${dir}`);
     }
   } catch (err) {

@@ -21,7 +21,13 @@ function isExecutable(file) {
 
 /** Same search order as libs/local-infra's findBinary, so what we check is what gets started. */
 function findBinary(name, extraDirs = []) {
-  const dirs = [...extraDirs, ...(process.env.PATH || '').split(':'), '/usr/sbin', '/usr/local/bin', '/usr/bin'];
+  const dirs = [
+    ...extraDirs,
+    ...(process.env.PATH || '').split(':'),
+    '/usr/sbin',
+    '/usr/local/bin',
+    '/usr/bin',
+  ];
   for (const dir of dirs) {
     if (dir && isExecutable(path.join(dir, name))) return path.join(dir, name);
   }
@@ -126,7 +132,9 @@ function provisionSystem({ nats, postgres, chromium }) {
     const res = install(required);
     const still = required.filter((w) => !w.present()).map((w) => w.pkg);
     if (!res.ok || still.length > 0) {
-      throw new Error(`could not install ${still.join(', ') || required.map((w) => w.pkg).join(', ')} (${res.why})`);
+      throw new Error(
+        `could not install ${still.join(', ') || required.map((w) => w.pkg).join(', ')} (${res.why})`,
+      );
     }
   }
   const optional = wanted.filter((w) => !w.required);
@@ -162,7 +170,11 @@ function ensureNodeModules() {
   if (state === 'ok') return;
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const args = state === 'missing' ? ['ci'] : ['install'];
-  log.info(state === 'missing' ? 'installing npm dependencies' : 'node_modules is out of date with package-lock.json');
+  log.info(
+    state === 'missing'
+      ? 'installing npm dependencies'
+      : 'node_modules is out of date with package-lock.json',
+  );
   const res = run(npm, [...args, '--no-audit', '--no-fund']);
   if (!res.ok) throw new Error(`npm ${args[0]} failed (${res.why})`);
 }

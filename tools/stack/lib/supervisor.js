@@ -30,7 +30,9 @@ class ServiceProcess {
   }
 
   get pid() {
-    return this.child && this.child.exitCode === null && this.child.signalCode === null ? this.child.pid : undefined;
+    return this.child && this.child.exitCode === null && this.child.signalCode === null
+      ? this.child.pid
+      : undefined;
   }
 
   start() {
@@ -91,7 +93,8 @@ class ServiceProcess {
   }
 
   describe() {
-    if (this.pid) return `${this.name}: running (pid ${this.pid}${this.restarts ? `, ${this.restarts} restarts` : ''})`;
+    if (this.pid)
+      return `${this.name}: running (pid ${this.pid}${this.restarts ? `, ${this.restarts} restarts` : ''})`;
     return `${this.name}: NOT running (last exit ${this.lastExit || 'none'}, ${this.restarts} restarts)`;
   }
 }

@@ -33,7 +33,8 @@ export class GrantCredits {
         idempotencyKey: `grant:${cmd.idempotencyKey}`,
       });
       if (!fresh) return { balance: await ledgerSql.balance(db, cmd.teamId), replayed: true };
-      if (cmd.amount >= 0) return { balance: await ledgerSql.credit(db, cmd.teamId, cmd.amount), replayed: false };
+      if (cmd.amount >= 0)
+        return { balance: await ledgerSql.credit(db, cmd.teamId, cmd.amount), replayed: false };
       const balance = await ledgerSql.debitIfCovered(db, cmd.teamId, -cmd.amount);
       if (balance === undefined) {
         throw new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, 'The correction exceeds the current balance', {

@@ -34,7 +34,10 @@ export class LedgerHandlers implements OnModuleInit {
       return { reservationId: reservation.id, balance };
     });
     this.messaging.serve(RPC.creditsSettle, async (req) => {
-      const { reservation, balance } = await this.settle.execute({ reservationId: req.reservationId, actual: req.actual });
+      const { reservation, balance } = await this.settle.execute({
+        reservationId: req.reservationId,
+        actual: req.actual,
+      });
       return { balance, charged: reservation.charged };
     });
     this.messaging.serve(RPC.creditsRelease, async (req) => {
@@ -45,6 +48,8 @@ export class LedgerHandlers implements OnModuleInit {
       const { balance } = await this.grant.execute(req);
       return { balance };
     });
-    this.messaging.serve(RPC.creditsBalance, async (req) => ({ balance: await this.getBalance.execute(req.teamId) }));
+    this.messaging.serve(RPC.creditsBalance, async (req) => ({
+      balance: await this.getBalance.execute(req.teamId),
+    }));
   }
 }

@@ -9,7 +9,15 @@ import { SettleCredits } from './settle-credits.usecase';
 
 /** The credits ledger (schema billing): reservations, settlement, grants and balances over NATS RPC. */
 @Module({
-  providers: [ReserveCredits, SettleCredits, ReleaseCredits, GrantCredits, GetBalance, LedgerHandlers, ReservationSweeper],
+  providers: [
+    ReserveCredits,
+    SettleCredits,
+    ReleaseCredits,
+    GrantCredits,
+    GetBalance,
+    LedgerHandlers,
+    ReservationSweeper,
+  ],
   exports: [ReserveCredits, SettleCredits, ReleaseCredits, GrantCredits, GetBalance, ReservationSweeper],
 })
 export class LedgerModule {}

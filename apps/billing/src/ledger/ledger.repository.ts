@@ -15,7 +15,8 @@ interface ReservationRow {
   expires_at: Date;
 }
 
-const RESERVATION_COLUMNS = 'id, team_id, request_key, amount, charged, shortfall, status, attempt, expires_at';
+const RESERVATION_COLUMNS =
+  'id, team_id, request_key, amount, charged, shortfall, status, attempt, expires_at';
 
 function toReservation(r: ReservationRow): Reservation {
   return {
@@ -72,7 +73,14 @@ export const ledgerSql = {
   async updateReservation(
     db: SqlRunner,
     id: string,
-    patch: { status: ReservationStatus; amount?: number; charged?: number; shortfall?: number; attempt?: number; ttlMs?: number },
+    patch: {
+      status: ReservationStatus;
+      amount?: number;
+      charged?: number;
+      shortfall?: number;
+      attempt?: number;
+      ttlMs?: number;
+    },
   ): Promise<Reservation> {
     const res = await db.query<ReservationRow>(
       `UPDATE billing.reservations SET
@@ -86,7 +94,15 @@ export const ledgerSql = {
          updated_at = now()
        WHERE id = $1
        RETURNING ${RESERVATION_COLUMNS}`,
-      [id, patch.status, patch.amount ?? null, patch.charged ?? null, patch.shortfall ?? null, patch.attempt ?? null, patch.ttlMs ?? null],
+      [
+        id,
+        patch.status,
+        patch.amount ?? null,
+        patch.charged ?? null,
+        patch.shortfall ?? null,
+        patch.attempt ?? null,
+        patch.ttlMs ?? null,
+      ],
     );
     return toReservation(res.rows[0]);
   },
@@ -106,7 +122,11 @@ export const ledgerSql = {
   },
 
   /** Debits as much of `amount` as the balance allows (never below zero); returns what was taken. */
-  async debitUpTo(db: SqlRunner, teamId: string, amount: number): Promise<{ taken: number; balance: number }> {
+  async debitUpTo(
+    db: SqlRunner,
+    teamId: string,
+    amount: number,
+  ): Promise<{ taken: number; balance: number }> {
     const res = await db.query<{ taken: string; balance: string }>(
       `WITH old AS (SELECT balance FROM billing.accounts WHERE team_id = $1 FOR UPDATE)
        UPDATE billing.accounts a SET balance = a.balance - LEAST(old.balance, $2), updated_at = now()
@@ -130,14 +150,24 @@ export const ledgerSql = {
   },
 
   async balance(db: SqlRunner, teamId: string): Promise<number> {
-    const res = await db.query<{ balance: string }>('SELECT balance FROM billing.accounts WHERE team_id = $1', [teamId]);
+    const res = await db.query<{ balance: string }>(
+      'SELECT balance FROM billing.accounts WHERE team_id = $1',
+      [teamId],
+    );
     return res.rows[0] ? Number(res.rows[0].balance) : 0;
   },
 
   /** Appends a journal entry; false when the idempotency key was already used (nothing written). */
   async appendEntry(
     db: SqlRunner,
-    e: { teamId: string; delta: number; kind: LedgerKind; reason?: string; reservationId?: string; idempotencyKey: string },
+    e: {
+      teamId: string;
+      delta: number;
+      kind: LedgerKind;
+      reason?: string;
+      reservationId?: string;
+      idempotencyKey: string;
+    },
   ): Promise<boolean> {
     const res = await db.query(
       `INSERT INTO billing.ledger_entries (team_id, delta, kind, reason, reservation_id, idempotency_key)

@@ -23,7 +23,8 @@ export class ReleaseCredits {
       if (r.status !== 'reserved' || (cmd.onlyIfExpired && r.expiresAt.getTime() > Date.now())) {
         return { reservation: r, balance: await ledgerSql.balance(db, r.teamId), replayed: true };
       }
-      const balance = r.amount > 0 ? await ledgerSql.credit(db, r.teamId, r.amount) : await ledgerSql.balance(db, r.teamId);
+      const balance =
+        r.amount > 0 ? await ledgerSql.credit(db, r.teamId, r.amount) : await ledgerSql.balance(db, r.teamId);
       const reservation = await ledgerSql.updateReservation(db, r.id, { status: 'released' });
       await ledgerSql.appendEntry(db, {
         teamId: r.teamId,

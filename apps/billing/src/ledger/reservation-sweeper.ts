@@ -47,7 +47,11 @@ export class ReservationSweeper implements OnModuleInit, OnApplicationShutdown {
     for (;;) {
       const ids = await ledgerSql.expiredReservationIds(this.db, BATCH);
       for (const id of ids) {
-        const outcome = await this.release.execute({ reservationId: id, reason: 'expired', onlyIfExpired: true });
+        const outcome = await this.release.execute({
+          reservationId: id,
+          reason: 'expired',
+          onlyIfExpired: true,
+        });
         if (!outcome.replayed) released++;
       }
       if (ids.length < BATCH) break;

@@ -49,7 +49,10 @@ export class ReserveCredits {
         return { reservation: created, balance, replayed: false };
       }
 
-      const existing = await ledgerSql.lockReservation(db, { teamId: cmd.teamId, requestKey: cmd.requestKey });
+      const existing = await ledgerSql.lockReservation(db, {
+        teamId: cmd.teamId,
+        requestKey: cmd.requestKey,
+      });
       if (!existing) throw new ServiceError(ErrorCode.CONFLICT, 'Reservation vanished during reserve; retry');
       if (existing.status !== 'released') {
         return { reservation: existing, balance: await ledgerSql.balance(db, cmd.teamId), replayed: true };

@@ -36,7 +36,8 @@ export class SettleCredits {
       let delta: number;
       if (cmd.actual <= held) {
         delta = held - cmd.actual;
-        balance = delta > 0 ? await ledgerSql.credit(db, r.teamId, delta) : await ledgerSql.balance(db, r.teamId);
+        balance =
+          delta > 0 ? await ledgerSql.credit(db, r.teamId, delta) : await ledgerSql.balance(db, r.teamId);
       } else {
         const extra = cmd.actual - held;
         const debit = await ledgerSql.debitUpTo(db, r.teamId, extra);

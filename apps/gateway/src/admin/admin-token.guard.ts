@@ -23,10 +23,14 @@ export class AdminTokenGuard implements CanActivate {
 
   canActivate(ctx: ExecutionContext): boolean {
     const req = ctx.switchToHttp().getRequest<FastifyRequest>();
-    if (!this.expected) throw new ServiceError(ErrorCode.NOT_FOUND, `Cannot ${req.method} ${req.url.split('?')[0]}`);
+    if (!this.expected)
+      throw new ServiceError(ErrorCode.NOT_FOUND, `Cannot ${req.method} ${req.url.split('?')[0]}`);
     const token = bearerToken(req.headers.authorization);
     if (token === undefined) {
-      throw new ServiceError(ErrorCode.UNAUTHORIZED, 'Unauthorized: admin token required (Authorization: Bearer <WDS_ADMIN_TOKEN>)');
+      throw new ServiceError(
+        ErrorCode.UNAUTHORIZED,
+        'Unauthorized: admin token required (Authorization: Bearer <WDS_ADMIN_TOKEN>)',
+      );
     }
     if (!timingSafeEqual(digest(token), this.expected)) {
       throw new ServiceError(ErrorCode.FORBIDDEN, 'Forbidden: not the admin token');

@@ -12,7 +12,12 @@ import {
 } from '@wds/contracts';
 import { validate } from '../http/validate';
 import { AdminTokenGuard } from './admin-token.guard';
-import { AdjustCredits, CreateApiKey, CreateTeam, RevokeApiKey, SetTeamLimits, SetWebhookSecret } from './admin.usecases';
+import { AdjustCredits } from './adjust-credits.usecase';
+import { CreateApiKey } from './create-api-key.usecase';
+import { CreateTeam } from './create-team.usecase';
+import { RevokeApiKey } from './revoke-api-key.usecase';
+import { SetTeamLimits } from './set-team-limits.usecase';
+import { SetWebhookSecret } from './set-webhook-secret.usecase';
 
 const OK: AdminOkResponse = { success: true };
 

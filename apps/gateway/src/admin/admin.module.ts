@@ -4,11 +4,24 @@ import { CreditsModule } from '../credits/credits.module';
 import { TeamsModule } from '../teams/teams.module';
 import { AdminTokenGuard } from './admin-token.guard';
 import { AdminController } from './admin.controller';
-import { AdjustCredits, CreateApiKey, CreateTeam, RevokeApiKey, SetTeamLimits, SetWebhookSecret } from './admin.usecases';
+import { AdjustCredits } from './adjust-credits.usecase';
+import { CreateApiKey } from './create-api-key.usecase';
+import { CreateTeam } from './create-team.usecase';
+import { RevokeApiKey } from './revoke-api-key.usecase';
+import { SetTeamLimits } from './set-team-limits.usecase';
+import { SetWebhookSecret } from './set-webhook-secret.usecase';
 
 @Module({
   imports: [AuthModule, CreditsModule, TeamsModule],
   controllers: [AdminController],
-  providers: [AdminTokenGuard, CreateTeam, CreateApiKey, RevokeApiKey, AdjustCredits, SetTeamLimits, SetWebhookSecret],
+  providers: [
+    AdminTokenGuard,
+    CreateTeam,
+    CreateApiKey,
+    RevokeApiKey,
+    AdjustCredits,
+    SetTeamLimits,
+    SetWebhookSecret,
+  ],
 })
 export class AdminModule {}

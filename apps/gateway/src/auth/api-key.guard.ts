@@ -21,7 +21,8 @@ export class ApiKeyGuard implements CanActivate {
     if (ctx.getType() !== 'http') return true;
     const req = ctx.switchToHttp().getRequest<FastifyRequest>();
     if (!isApiKeyRoute(req.routeOptions.url ?? req.url)) return true;
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [ctx.getHandler(), ctx.getClass()])) return true;
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [ctx.getHandler(), ctx.getClass()]))
+      return true;
     setTeam(req, await this.authenticate.execute(bearerToken(req.headers.authorization)));
     return true;
   }

@@ -1,4 +1,11 @@
-import { bearerToken, generateApiKey, hashApiKey, isPlausibleApiKey, lookupPrefix, sameHash } from './api-key';
+import {
+  bearerToken,
+  generateApiKey,
+  hashApiKey,
+  isPlausibleApiKey,
+  lookupPrefix,
+  sameHash,
+} from './api-key';
 
 describe('api keys', () => {
   it('generates keys in the documented format whose prefix is the lookup prefix', () => {

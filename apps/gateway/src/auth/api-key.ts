@@ -37,7 +37,9 @@ export function hashApiKey(key: string): Buffer {
 export function lookupPrefix(key: string): string {
   const m = KEY_PATTERN.exec(key);
   if (m) return m[1];
-  return `x${hashApiKey(key).toString('hex').slice(0, PREFIX_LENGTH - 1)}`;
+  return `x${hashApiKey(key)
+    .toString('hex')
+    .slice(0, PREFIX_LENGTH - 1)}`;
 }
 
 /** Accepts only plausible keys: printable ASCII without spaces, bounded length. */

@@ -75,7 +75,10 @@ export class AuthInvalidation implements OnModuleInit, OnModuleDestroy {
       this.logger.debug({ err }, 'auth invalidation request ended');
     }
     if (acks < gateways) {
-      this.logger.warn({ acks, gateways, invalidation: inv }, 'not every gateway acknowledged the invalidation');
+      this.logger.warn(
+        { acks, gateways, invalidation: inv },
+        'not every gateway acknowledged the invalidation',
+      );
     }
   }
 

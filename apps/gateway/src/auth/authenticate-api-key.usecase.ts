@@ -24,7 +24,8 @@ export class AuthenticateApiKey {
   ) {}
 
   async execute(key: string | undefined): Promise<AuthenticatedTeam> {
-    if (key === undefined) throw unauthorized('Unauthorized: missing or malformed Authorization header (Bearer <API key>)');
+    if (key === undefined)
+      throw unauthorized('Unauthorized: missing or malformed Authorization header (Bearer <API key>)');
     if (!isPlausibleApiKey(key)) throw unauthorized('Unauthorized: invalid API key');
     const prefix = lookupPrefix(key);
     const hash = hashApiKey(key);
@@ -40,7 +41,9 @@ export class AuthenticateApiKey {
     if (!found || !sameHash(found.keySha256, hash)) throw unauthorized('Unauthorized: invalid API key');
     if (found.revoked) throw unauthorized('Unauthorized: this API key has been revoked');
     this.cache.setIfCurrent(prefix, found.team, found.keySha256, generation);
-    this.teams.touchKey(prefix).catch((err: unknown) => this.logger.warn({ err, prefix }, 'could not record key use'));
+    this.teams
+      .touchKey(prefix)
+      .catch((err: unknown) => this.logger.warn({ err, prefix }, 'could not record key use'));
     return found.team;
   }
 }

@@ -6,7 +6,11 @@ export interface TeamLimits {
 }
 
 /** Limits of a team created without explicit ones (mirrored by the column defaults). */
-export const DEFAULT_TEAM_LIMITS: TeamLimits = { requestsPerMinute: 600, maxConcurrency: 50, maxBrowserSessions: 5 };
+export const DEFAULT_TEAM_LIMITS: TeamLimits = {
+  requestsPerMinute: 600,
+  maxConcurrency: 50,
+  maxBrowserSessions: 5,
+};
 
 export interface AuthenticatedTeam {
   teamId: string;

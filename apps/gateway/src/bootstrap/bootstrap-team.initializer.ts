@@ -28,8 +28,14 @@ export class BootstrapTeamInitializer implements OnApplicationBootstrap, OnAppli
   async onApplicationBootstrap(): Promise<void> {
     const apiKey = this.config.WDS_BOOTSTRAP_API_KEY;
     if (!apiKey) return;
-    const team = await this.ensureTeam.execute({ apiKey, webhookSecret: this.config.WDS_BOOTSTRAP_WEBHOOK_SECRET });
-    this.logger.info({ teamId: team.teamId, keyPrefix: team.keyPrefix, created: team.created }, 'bootstrap team ready');
+    const team = await this.ensureTeam.execute({
+      apiKey,
+      webhookSecret: this.config.WDS_BOOTSTRAP_WEBHOOK_SECRET,
+    });
+    this.logger.info(
+      { teamId: team.teamId, keyPrefix: team.keyPrefix, created: team.created },
+      'bootstrap team ready',
+    );
     this.granted = this.grantUntilDone(team.teamId);
   }
 
@@ -45,7 +51,10 @@ export class BootstrapTeamInitializer implements OnApplicationBootstrap, OnAppli
         this.grantCredits.execute(teamId, this.config.WDS_BOOTSTRAP_CREDITS).then(
           () => resolve(),
           (err: unknown) => {
-            this.logger.warn({ err, teamId }, 'bootstrap credits not granted yet (billing unavailable?); retrying');
+            this.logger.warn(
+              { err, teamId },
+              'bootstrap credits not granted yet (billing unavailable?); retrying',
+            );
             this.retry = setTimeout(attempt, GRANT_RETRY_MS);
             this.retry.unref();
           },

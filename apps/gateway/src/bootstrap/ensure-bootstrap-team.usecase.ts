@@ -40,15 +40,24 @@ export class EnsureBootstrapTeam {
       const created = teamId === undefined;
       teamId ??= await this.teams.createTeam({ name: BOOTSTRAP_TEAM_NAME, isBootstrap: true }, q);
       if (cmd.webhookSecret !== undefined) await this.teams.setWebhookSecret(teamId, cmd.webhookSecret, q);
-      const inserted = await this.teams.insertKey({ prefix, sha256, teamId, name: 'WDS_BOOTSTRAP_API_KEY' }, q);
+      const inserted = await this.teams.insertKey(
+        { prefix, sha256, teamId, name: 'WDS_BOOTSTRAP_API_KEY' },
+        q,
+      );
       return { teamId, created, inserted };
     });
     if (!result.inserted) {
       const existing = await this.teams.findKey(prefix);
       if (!existing || existing.team.teamId !== result.teamId || !sameHash(existing.keySha256, sha256)) {
-        this.logger.error({ keyPrefix: prefix }, 'WDS_BOOTSTRAP_API_KEY collides with another key; it was not added');
+        this.logger.error(
+          { keyPrefix: prefix },
+          'WDS_BOOTSTRAP_API_KEY collides with another key; it was not added',
+        );
       } else if (existing.revoked) {
-        this.logger.warn({ keyPrefix: prefix }, 'WDS_BOOTSTRAP_API_KEY was revoked through the admin API; it stays revoked');
+        this.logger.warn(
+          { keyPrefix: prefix },
+          'WDS_BOOTSTRAP_API_KEY was revoked through the admin API; it stays revoked',
+        );
       }
     }
     return { teamId: result.teamId, created: result.created, keyPrefix: prefix };

@@ -87,11 +87,15 @@ export class CreditsService {
   }
 
   async grant(teamId: string, amount: number, reason: string, idempotencyKey: string): Promise<number> {
-    return (await this.messaging.request(RPC.creditsGrant, { teamId, amount, reason, idempotencyKey })).balance;
+    return (await this.messaging.request(RPC.creditsGrant, { teamId, amount, reason, idempotencyKey }))
+      .balance;
   }
 
   /** Reserve `estimate` → run → settle the reported cost; release when `run` throws. */
-  async charge<T>(opts: ChargeOptions, run: (reservation: CreditReservation) => Promise<Charged<T>>): Promise<T> {
+  async charge<T>(
+    opts: ChargeOptions,
+    run: (reservation: CreditReservation) => Promise<Charged<T>>,
+  ): Promise<T> {
     const reservation = await this.reserve(opts);
     let outcome: Charged<T>;
     try {
@@ -99,13 +103,19 @@ export class CreditsService {
     } catch (err) {
       await this.release(reservation.reservationId).catch((releaseErr: unknown) =>
         // The billing sweeper releases expired holds, so a lost release only delays the refund.
-        this.logger.warn({ err: releaseErr, reservationId: reservation.reservationId }, 'could not release credits'),
+        this.logger.warn(
+          { err: releaseErr, reservationId: reservation.reservationId },
+          'could not release credits',
+        ),
       );
       throw err;
     }
     await this.settle(reservation.reservationId, outcome.credits).catch((err: unknown) =>
       // The work is done and its answer is owed to the client; the hold stays until billing is back.
-      this.logger.error({ err, reservationId: reservation.reservationId, credits: outcome.credits }, 'could not settle credits'),
+      this.logger.error(
+        { err, reservationId: reservation.reservationId, credits: outcome.credits },
+        'could not settle credits',
+      ),
     );
     return outcome.result;
   }

@@ -25,10 +25,13 @@ describe('toErrorAnswer', () => {
       code: 'NOT_FOUND',
     });
     expect(toErrorAnswer(new BadRequestException()).status).toBe(400);
-    const parse = Object.assign(new Error("Body is not valid JSON but content-type is set to 'application/json'"), {
-      statusCode: 400,
-      code: 'FST_ERR_CTP_INVALID_JSON_BODY',
-    });
+    const parse = Object.assign(
+      new Error("Body is not valid JSON but content-type is set to 'application/json'"),
+      {
+        statusCode: 400,
+        code: 'FST_ERR_CTP_INVALID_JSON_BODY',
+      },
+    );
     expect(toErrorAnswer(parse)).toMatchObject({ status: 400, body: { code: 'BAD_REQUEST' } });
     const media = Object.assign(new Error('Unsupported Media Type'), { statusCode: 415 });
     expect(toErrorAnswer(media).status).toBe(415);

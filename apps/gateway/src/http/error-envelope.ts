@@ -66,7 +66,12 @@ export function toErrorAnswer(err: unknown): ErrorAnswer {
     if (status >= 500 && err.code === ErrorCode.INTERNAL) {
       return { status, body: envelope('Internal server error', err.code), internal: true };
     }
-    return { status, body: err.toEnvelope(), retryAfterSeconds: err.retryAfterSeconds, internal: status >= 500 };
+    return {
+      status,
+      body: err.toEnvelope(),
+      retryAfterSeconds: err.retryAfterSeconds,
+      internal: status >= 500,
+    };
   }
   if (err instanceof ZodError) {
     const { message, details } = formatZodError(err);
@@ -74,12 +79,17 @@ export function toErrorAnswer(err: unknown): ErrorAnswer {
   }
   if (err instanceof HttpException) {
     const status = err.getStatus();
-    if (status >= 500) return { status, body: envelope('Internal server error', ErrorCode.INTERNAL), internal: true };
+    if (status >= 500)
+      return { status, body: envelope('Internal server error', ErrorCode.INTERNAL), internal: true };
     return { status, body: envelope(httpExceptionMessage(err), CODE_BY_STATUS[status]), internal: false };
   }
   if (isFastifyClientError(err)) {
     const status = err.statusCode;
-    return { status, body: envelope(err.message, CODE_BY_STATUS[status] ?? ErrorCode.BAD_REQUEST), internal: false };
+    return {
+      status,
+      body: envelope(err.message, CODE_BY_STATUS[status] ?? ErrorCode.BAD_REQUEST),
+      internal: false,
+    };
   }
   return { status: 500, body: envelope('Internal server error', ErrorCode.INTERNAL), internal: true };
 }

@@ -14,7 +14,8 @@ export function sendError(logger: Logger, err: unknown, req: FastifyRequest, rep
   } else {
     logger.debug({ requestId, status: answer.status, code: answer.body.code }, 'request rejected');
   }
-  if (answer.retryAfterSeconds !== undefined) void reply.header('retry-after', String(answer.retryAfterSeconds));
+  if (answer.retryAfterSeconds !== undefined)
+    void reply.header('retry-after', String(answer.retryAfterSeconds));
   if (requestId) void reply.header('x-request-id', requestId);
   void reply.status(answer.status).type('application/json; charset=utf-8').send(answer.body);
 }

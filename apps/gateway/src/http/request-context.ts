@@ -43,5 +43,6 @@ export const CurrentTeam = createParamDecorator((_data: unknown, ctx: ExecutionC
 
 /** `@RequestId() id: string`: the sanitised X-Request-Id echoed on the response. */
 export const RequestId = createParamDecorator(
-  (_data: unknown, ctx: ExecutionContext) => requestIdOf(ctx.switchToHttp().getRequest<FastifyRequest>()) ?? '',
+  (_data: unknown, ctx: ExecutionContext) =>
+    requestIdOf(ctx.switchToHttp().getRequest<FastifyRequest>()) ?? '',
 );

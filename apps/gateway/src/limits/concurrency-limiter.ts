@@ -22,7 +22,9 @@ export class ConcurrencyLimiter {
     const id = randomUUID();
     const acquired = await this.db.tx(async (q) => {
       await q.query("SELECT pg_advisory_xact_lock(hashtext('gateway.concurrency:' || $1))", [teamId]);
-      await q.query('DELETE FROM gateway.concurrency_leases WHERE team_id = $1 AND expires_at <= now()', [teamId]);
+      await q.query('DELETE FROM gateway.concurrency_leases WHERE team_id = $1 AND expires_at <= now()', [
+        teamId,
+      ]);
       const res = await q.query(
         `INSERT INTO gateway.concurrency_leases (id, team_id, expires_at)
          SELECT $1, $2, now() + make_interval(secs => $4::double precision / 1000)
@@ -59,7 +61,8 @@ export class ConcurrencyLimiter {
   async releaseAll(): Promise<void> {
     const ids = [...this.held];
     this.held.clear();
-    if (ids.length) await this.db.query('DELETE FROM gateway.concurrency_leases WHERE id = ANY($1::uuid[])', [ids]);
+    if (ids.length)
+      await this.db.query('DELETE FROM gateway.concurrency_leases WHERE id = ANY($1::uuid[])', [ids]);
   }
 
   async deleteExpired(): Promise<void> {

@@ -22,10 +22,11 @@ export class LimitsHousekeeping implements OnModuleInit, BeforeApplicationShutdo
     this.timers = [
       setInterval(() => this.run('renew leases', () => this.concurrency.renewHeld()), RENEW_EVERY_MS),
       setInterval(
-        () => this.run('purge limiter rows', async () => {
-          await this.concurrency.deleteExpired();
-          await this.rate.deleteExpired();
-        }),
+        () =>
+          this.run('purge limiter rows', async () => {
+            await this.concurrency.deleteExpired();
+            await this.rate.deleteExpired();
+          }),
         PURGE_EVERY_MS,
       ),
     ];
@@ -35,7 +36,9 @@ export class LimitsHousekeeping implements OnModuleInit, BeforeApplicationShutdo
   async beforeApplicationShutdown(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
-    await this.concurrency.releaseAll().catch((err: unknown) => this.logger.warn({ err }, 'could not free leases'));
+    await this.concurrency
+      .releaseAll()
+      .catch((err: unknown) => this.logger.warn({ err }, 'could not free leases'));
   }
 
   private run(what: string, fn: () => Promise<void>): void {

@@ -1,4 +1,10 @@
-import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type CallHandler,
+  type ExecutionContext,
+  type NestInterceptor,
+} from '@nestjs/common';
 import { ErrorCode, ServiceError } from '@wds/contracts';
 import type { Logger } from '@wds/observability';
 import { LOGGER } from '@wds/service-kit';
@@ -34,7 +40,9 @@ export class TeamLimitsInterceptor implements NestInterceptor {
           finalize(() => {
             this.concurrency
               .release(leaseId)
-              .catch((err: unknown) => this.logger.warn({ err, leaseId }, 'could not release concurrency lease'));
+              .catch((err: unknown) =>
+                this.logger.warn({ err, leaseId }, 'could not release concurrency lease'),
+              );
           }),
         ),
       ),

@@ -128,7 +128,12 @@ export class TeamsRepository {
          max_concurrency = COALESCE($3, max_concurrency),
          max_browser_sessions = COALESCE($4, max_browser_sessions)
        WHERE id = $1`,
-      [teamId, limits.requestsPerMinute ?? null, limits.maxConcurrency ?? null, limits.maxBrowserSessions ?? null],
+      [
+        teamId,
+        limits.requestsPerMinute ?? null,
+        limits.maxConcurrency ?? null,
+        limits.maxBrowserSessions ?? null,
+      ],
     );
     return (res.rowCount ?? 0) > 0;
   }

@@ -36,7 +36,10 @@ export function buildNotImplementedController(routes: PendingRoute[] = pendingRo
       writable: true,
       configurable: true,
     });
-    const descriptor = Object.getOwnPropertyDescriptor(NotImplementedController.prototype, name) as PropertyDescriptor;
+    const descriptor = Object.getOwnPropertyDescriptor(
+      NotImplementedController.prototype,
+      name,
+    ) as PropertyDescriptor;
     Req()(NotImplementedController.prototype, name, 0);
     RequestMapping({ path: toRoutePath(route.path), method: NEST_METHOD[route.method] })(
       NotImplementedController.prototype,

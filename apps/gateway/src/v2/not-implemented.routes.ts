@@ -49,7 +49,13 @@ export function pendingRoutes(): PendingRoute[] {
   const routes = NOT_YET_IMPLEMENTED_OPERATIONS.map((id): PendingRoute => {
     const op = OPERATIONS.find((o) => o.operationId === id);
     if (!op) throw new Error(`route table names unknown operation "${id}"`);
-    return { method: op.method, path: op.path, pathParams: op.pathParams, query: op.query, body: op.body?.schema };
+    return {
+      method: op.method,
+      path: op.path,
+      pathParams: op.pathParams,
+      query: op.query,
+      body: op.body?.schema,
+    };
   });
   return [...routes, ...EXTRA_PENDING_ROUTES];
 }

@@ -42,15 +42,18 @@ export async function startConnectProxy(divertTo?: number): Promise<TestProxy> {
 }
 
 /** A site that answers every request 403, like a bot wall. */
-export async function startBlockingSite(): Promise<{ port: number; close(): Promise<void> }> {
-  const server = http.createServer((_req, res) =>
+export async function startBlockingSite(): Promise<{ port: number; hits(): number; close(): Promise<void> }> {
+  let hits = 0;
+  const server = http.createServer((_req, res) => {
+    hits++;
     res
       .writeHead(403, { 'content-type': 'text/html' })
-      .end('<html><body><h1>Access denied</h1></body></html>'),
-  );
+      .end('<html><body><h1>Access denied</h1></body></html>');
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as net.AddressInfo).port,
+    hits: () => hits,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -22,8 +22,11 @@ export type Child = El | string;
  * A minimal element: text children are raw (still entity-encoded) source slices so that serialising
  * the cleaned HTML is a plain copy and decoding is paid only for what markdown actually renders.
  */
+/** Shared empty child list; replaced by a real array on the first append (see {@link appendChild}). */
+export const NO_CHILDREN: Child[] = Object.freeze([]) as unknown as Child[];
+
 export class El {
-  readonly children: Child[] = [];
+  children: Child[] = NO_CHILDREN;
   flags = 0;
   /** Characters of non-blank text in the subtree, and the part of it inside links. */
   textLen = 0;
@@ -38,6 +41,8 @@ export class El {
     readonly parent: El | null,
     /** Pre-order index: document order comparisons. */
     readonly idx: number,
+    /** `tagTraits(tag)`: parsing traits and markdown kind, looked up once. */
+    readonly traits: number,
   ) {}
 
   /** Raw (entity-encoded) attribute value, or undefined. */
@@ -68,6 +73,15 @@ export class El {
     for (let p: El | null = this; p !== null; p = p.parent) if (p.flags & flag) return true;
     return false;
   }
+}
+
+/**
+ * Appends a child. Most elements have one child, and `[x]` is allocated with exactly one slot while
+ * `[]` + push reserves 16, which matters for GC on large pages.
+ */
+export function appendChild(parent: El, child: Child): void {
+  if (parent.children === NO_CHILDREN) parent.children = [child];
+  else parent.children.push(child);
 }
 
 export function decodeText(raw: string): string {

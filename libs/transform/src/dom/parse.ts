@@ -1,5 +1,9 @@
-import { El, F } from './node';
-import { T, tagTraits } from './tags';
+import { appendChild, El, F } from './node';
+import { NameTable, step } from './intern';
+import { KNOWN_ATTRIBUTES, KNOWN_TAGS, T, tagTraits } from './tags';
+
+const TAG_NAMES = new NameTable(KNOWN_TAGS);
+const ATTR_NAMES = new NameTable(KNOWN_ATTRIBUTES);
 
 /** The tree plus the elements the metadata/links/images extractors need, gathered while parsing. */
 export interface ParsedDocument {
@@ -38,12 +42,6 @@ function isAlpha(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
 }
 
-/** Length of `s` if it holds any non-whitespace character, else 0. */
-function visibleLen(s: string): number {
-  for (let i = 0; i < s.length; i++) if (!isWs(s.charCodeAt(i))) return s.length;
-  return 0;
-}
-
 /**
  * Single-pass HTML tokenizer + forgiving tree builder (a pragmatic subset of the HTML5 algorithm:
  * void elements, implied end tags for p/li/dt/dd/tr/td/th/option, scoped end-tag matching). No DOM
@@ -51,12 +49,15 @@ function visibleLen(s: string): number {
  */
 export function parseHtml(src: string): ParsedDocument {
   const n = src.length;
-  const root = new El('#root', null, null, 0);
+  /** Attributes of the tag being read; copied out with an exact-size slice. */
+  const scratch: string[] = [];
+  const root = new El('#root', null, null, 0, 0);
   const stack: El[] = [root];
   let cur = root;
   let idx = 1;
   let inLink = 0;
   let openP = 0;
+  let inPre = 0;
   const doc: ParsedDocument = {
     root,
     html: null,
@@ -77,10 +78,14 @@ export function parseHtml(src: string): ParsedDocument {
     parent.linkLen += el.linkLen;
     const f = el.flags;
     parent.flags |= (f & (F.HasBlock | F.HasTable | F.HasH1)) | (f & F.Block ? F.HasBlock : 0);
-    if (el.tag === 'table') parent.flags |= F.HasTable;
-    else if (el.tag === 'h1') parent.flags |= F.HasH1;
-    else if (el.tag === 'a') inLink--;
-    else if (el.tag === 'p') openP--;
+    if (el.traits & T.Track) {
+      const t = el.tag;
+      if (t === 'table') parent.flags |= F.HasTable;
+      else if (t === 'h1') parent.flags |= F.HasH1;
+      else if (t === 'a') inLink--;
+      else if (t === 'p') openP--;
+      else inPre--;
+    }
   };
   const popThrough = (i: number): void => {
     while (stack.length > i) pop();
@@ -90,133 +95,153 @@ export function parseHtml(src: string): ParsedDocument {
     for (let i = stack.length - 1; i > 0; i--) {
       const t = stack[i].tag;
       if (names.includes(t)) return i;
-      if (tagTraits(t) & stopBits || stopNames.includes(t)) return -1;
+      if (stack[i].traits & stopBits || stopNames.includes(t)) return -1;
     }
     return -1;
   };
-  const addText = (s: string): void => {
-    const len = visibleLen(s);
-    if (len > 0) {
+  const addText = (start: number, end: number): void => {
+    let k = start;
+    let newline = false;
+    for (; k < end; k++) {
+      const c = src.charCodeAt(k);
+      if (!isWs(c)) break;
+      if (c === 10) newline = true;
+    }
+    let s: string;
+    if (k < end) {
+      const len = end - start;
       cur.textLen += len;
       if (inLink > 0) cur.linkLen += len;
+      s = src.slice(start, end);
+    } else if (inPre === 0) {
+      // Blank runs between tags only matter as "some whitespace" outside <pre>; sharing two constants
+      // saves a substring per indentation run.
+      s = newline ? '\n' : ' ';
+    } else {
+      s = src.slice(start, end);
     }
     const ch = cur.children;
     const last = ch.length - 1;
     if (last >= 0 && typeof ch[last] === 'string') ch[last] = (ch[last] as string) + s;
-    else ch.push(s);
+    else appendChild(cur, s);
   };
 
-  const startTag = (tag: string, attrs: string[] | null, selfClosing: boolean): El | null => {
-    const traits = tagTraits(tag);
+  const startTag = (tag: string, traits: number, attrs: string[] | null): El | null => {
     if (traits & T.ClosesP && openP > 0) {
       const p = findOpen(P, T.Scope, BUTTON);
       if (p > 0) popThrough(p);
     }
-    switch (tag) {
-      case 'html':
-        if (doc.html !== null) return null;
-        break;
-      case 'body':
-        if (doc.body !== null) return null;
-        break;
-      case 'li': {
-        const i = findOpen(LI, T.Special, NONE);
-        if (i > 0) popThrough(i);
-        break;
+    if (traits & T.Implies) {
+      switch (tag) {
+        case 'html':
+          if (doc.html !== null) return null;
+          break;
+        case 'body':
+          if (doc.body !== null) return null;
+          break;
+        case 'li': {
+          const i = findOpen(LI, T.Special, NONE);
+          if (i > 0) popThrough(i);
+          break;
+        }
+        case 'dd':
+        case 'dt': {
+          const i = findOpen(DD_DT, T.Special, NONE);
+          if (i > 0) popThrough(i);
+          break;
+        }
+        case 'tr': {
+          const i = findOpen(TR, T.Scope, SECTIONS);
+          if (i > 0) popThrough(i);
+          break;
+        }
+        case 'td':
+        case 'th': {
+          const i = findOpen(CELLS, 0, ROW_TABLE);
+          if (i > 0) popThrough(i);
+          break;
+        }
+        case 'thead':
+        case 'tbody':
+        case 'tfoot': {
+          const i = findOpen(SECTIONS, 0, TABLE);
+          if (i > 0) popThrough(i);
+          break;
+        }
+        case 'option':
+        case 'optgroup':
+          if (cur.tag === 'option') pop();
+          break;
+        case 'a': {
+          // Nested links are not allowed: a new <a> closes the open one.
+          const i = findOpen(A, T.Special, NONE);
+          if (i > 0) popThrough(i);
+          break;
+        }
+        case 'h1':
+        case 'h2':
+        case 'h3':
+        case 'h4':
+        case 'h5':
+        case 'h6':
+          if (/^h[1-6]$/.test(cur.tag)) pop();
+          break;
       }
-      case 'dd':
-      case 'dt': {
-        const i = findOpen(DD_DT, T.Special, NONE);
-        if (i > 0) popThrough(i);
-        break;
-      }
-      case 'tr': {
-        const i = findOpen(TR, T.Scope, SECTIONS);
-        if (i > 0) popThrough(i);
-        break;
-      }
-      case 'td':
-      case 'th': {
-        const i = findOpen(CELLS, 0, ROW_TABLE);
-        if (i > 0) popThrough(i);
-        break;
-      }
-      case 'thead':
-      case 'tbody':
-      case 'tfoot': {
-        const i = findOpen(SECTIONS, 0, TABLE);
-        if (i > 0) popThrough(i);
-        break;
-      }
-      case 'option':
-      case 'optgroup':
-        if (cur.tag === 'option') pop();
-        break;
-      case 'a': {
-        // Nested links are not allowed: a new <a> closes the open one.
-        const i = findOpen(A, T.Special, NONE);
-        if (i > 0) popThrough(i);
-        break;
-      }
-      case 'h1':
-      case 'h2':
-      case 'h3':
-      case 'h4':
-      case 'h5':
-      case 'h6':
-        if (/^h[1-6]$/.test(cur.tag)) pop();
-        break;
     }
-    const el = new El(tag, attrs, cur, idx++);
+    const el = new El(tag, attrs, cur, idx++, traits);
     if (traits & T.Block) el.flags |= F.Block;
-    cur.children.push(el);
-    switch (tag) {
-      case 'a':
-      case 'area':
-        if (attrs !== null && el.rawAttr('href') !== undefined) doc.anchors.push(el);
-        break;
-      case 'img':
-      case 'source':
-        doc.images.push(el);
-        break;
-      case 'meta':
-        doc.metas.push(el);
-        break;
-      case 'link':
-        doc.linkTags.push(el);
-        break;
-      case 'base':
-        if (doc.base === null && el.rawAttr('href') !== undefined) doc.base = el;
-        break;
-      case 'html':
-        doc.html = el;
-        break;
-      case 'body':
-        doc.body = el;
-        break;
+    appendChild(cur, el);
+    if (traits & T.Collect) {
+      switch (tag) {
+        case 'a':
+        case 'area':
+          if (attrs !== null && el.rawAttr('href') !== undefined) doc.anchors.push(el);
+          break;
+        case 'img':
+        case 'source':
+          doc.images.push(el);
+          break;
+        case 'meta':
+          doc.metas.push(el);
+          break;
+        case 'link':
+          doc.linkTags.push(el);
+          break;
+        case 'base':
+          if (doc.base === null && el.rawAttr('href') !== undefined) doc.base = el;
+          break;
+        case 'html':
+          doc.html = el;
+          break;
+        case 'body':
+          doc.body = el;
+          break;
+      }
     }
     if (traits & T.Void) return null;
     stack.push(el);
     cur = el;
-    if (tag === 'a') inLink++;
-    else if (tag === 'p') openP++;
+    if (traits & T.Track) {
+      if (tag === 'a') inLink++;
+      else if (tag === 'p') openP++;
+      else if (tag !== 'table' && tag !== 'h1') inPre++;
+    }
     return el;
   };
 
   const endTag = (tag: string): void => {
     if (tag === 'br') {
-      startTag('br', null, false);
+      startTag('br', tagTraits('br'), null);
       return;
     }
     if (tag === 'body' || tag === 'html') return;
     const traits = tagTraits(tag);
     for (let i = stack.length - 1; i > 0; i--) {
-      const t = stack[i].tag;
-      if (t === tag) {
+      if (stack[i].tag === tag) {
         popThrough(i);
         return;
       }
-      const tt = tagTraits(t);
+      const tt = stack[i].traits;
       // Block end tags may close through inline elements but not out of a table cell; inline end tags
       // never cross a block.
       if (traits & T.Special ? tt & T.Scope : tt & T.Special) return;
@@ -256,21 +281,23 @@ export function parseHtml(src: string): ParsedDocument {
   while (i < n) {
     const lt = src.indexOf('<', i);
     if (lt === -1) {
-      addText(src.slice(i));
+      addText(i, n);
       break;
     }
-    if (lt > i) addText(src.slice(i, lt));
+    if (lt > i) addText(i, lt);
     const c = src.charCodeAt(lt + 1);
     if (isAlpha(c)) {
       // Start tag.
       let j = lt + 2;
+      let h = step(0, c);
       while (j < n) {
         const d = src.charCodeAt(j);
         if (isWs(d) || d === C.Gt || d === C.Slash) break;
+        h = step(h, d);
         j++;
       }
-      const tag = src.slice(lt + 1, j).toLowerCase();
-      let attrs: string[] | null = null;
+      const tag = TAG_NAMES.get(src, lt + 1, j, h);
+      let attrCount = 0;
       let selfClosing = false;
       // Attributes.
       for (;;) {
@@ -291,13 +318,15 @@ export function parseHtml(src: string): ParsedDocument {
           continue;
         }
         const ns = j;
+        let ah = step(0, d);
         j++;
         while (j < n) {
           const e = src.charCodeAt(j);
           if (isWs(e) || e === C.Eq || e === C.Gt || e === C.Slash) break;
+          ah = step(ah, e);
           j++;
         }
-        const name = src.slice(ns, j).toLowerCase();
+        const name = ATTR_NAMES.get(src, ns, j, ah);
         while (j < n && isWs(src.charCodeAt(j))) j++;
         let value = '';
         if (src.charCodeAt(j) === C.Eq) {
@@ -319,19 +348,22 @@ export function parseHtml(src: string): ParsedDocument {
             value = src.slice(vs, j);
           }
         }
-        if (attrs === null) attrs = [name, value];
-        else if (!hasName(attrs, name)) attrs.push(name, value);
+        if (!hasName(scratch, attrCount, name)) {
+          scratch[attrCount++] = name;
+          scratch[attrCount++] = value;
+        }
       }
       i = j;
+      const attrs = attrCount === 0 ? null : scratch.slice(0, attrCount);
       const traits = tagTraits(tag);
       if (traits & T.Skip) {
         if (!selfClosing) i = skipTo(i, tag, tag === 'svg' || tag === 'math' || tag === 'template')[1];
         continue;
       }
-      const el = startTag(tag, attrs, selfClosing);
+      const el = startTag(tag, traits, attrs);
       if (el !== null && traits & T.RawText) {
         const [close, next] = skipTo(i, tag, false);
-        if (close > i) addText(src.slice(i, close));
+        if (close > i) addText(i, close);
         if (tag === 'title' && doc.title === null) doc.title = el;
         pop();
         i = next;
@@ -342,12 +374,14 @@ export function parseHtml(src: string): ParsedDocument {
       const end = gt === -1 ? n : gt;
       if (isAlpha(c2)) {
         let j = lt + 3;
+        let h = step(0, c2);
         while (j < end) {
           const d = src.charCodeAt(j);
           if (isWs(d) || d === C.Slash) break;
+          h = step(h, d);
           j++;
         }
-        endTag(src.slice(lt + 2, j).toLowerCase());
+        endTag(TAG_NAMES.get(src, lt + 2, j, h));
       }
       i = end + 1;
     } else if (c === C.Bang) {
@@ -365,7 +399,7 @@ export function parseHtml(src: string): ParsedDocument {
       const gt = src.indexOf('>', lt + 2);
       i = gt === -1 ? n : gt + 1;
     } else {
-      addText('<');
+      addText(lt, lt + 1);
       i = lt + 1;
     }
   }
@@ -373,8 +407,8 @@ export function parseHtml(src: string): ParsedDocument {
   return doc;
 }
 
-function hasName(attrs: string[], name: string): boolean {
-  for (let k = 0; k < attrs.length; k += 2) if (attrs[k] === name) return true;
+function hasName(attrs: string[], count: number, name: string): boolean {
+  for (let k = 0; k < count; k += 2) if (attrs[k] === name) return true;
   return false;
 }
 

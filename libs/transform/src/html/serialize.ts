@@ -1,5 +1,5 @@
 import { El, F } from '../dom/node';
-import { T, tagTraits } from '../dom/tags';
+import { T } from '../dom/tags';
 import { UrlResolver } from '../urls';
 
 const URL_ATTRS = new Set(['href', 'src', 'action', 'poster', 'cite', 'data', 'background', 'formaction']);
@@ -54,7 +54,7 @@ export class HtmlSerializer {
       }
     }
     out.push('>');
-    if (tagTraits(el.tag) & T.Void) return;
+    if (el.traits & T.Void) return;
     this.children(el);
     out.push('</', el.tag, '>');
   }

@@ -1,5 +1,5 @@
 import { decodeText, El, F } from '../dom/node';
-import { T, tagTraits } from '../dom/tags';
+import { K, KIND_SHIFT, T } from '../dom/tags';
 import { bestSrcsetCandidate, UrlResolver } from '../urls';
 import { Sink } from './sink';
 import { renderDefinitionList, renderTable } from './structures';
@@ -20,9 +20,8 @@ const LAZY_SRC = ['data-src', 'data-lazy-src', 'data-original', 'data-url'];
 
 /** Renders the filtered tree to GitHub-flavoured markdown in one recursive pass. */
 export class MarkdownRenderer {
-  private strong = 0;
-  private em = 0;
-  private del = 0;
+  /** Nesting depth of strong/em/del, so nested emphasis does not double its markers. */
+  private readonly depth = [0, 0, 0];
 
   constructor(private readonly opts: MarkdownOptions) {}
 
@@ -45,7 +44,7 @@ export class MarkdownRenderer {
   inlineOf(el: El): string {
     const sink = new Sink(1);
     this.children(el, sink);
-    return flattenInline(sink.inline);
+    return flattenInline(sink.inline.join(''));
   }
 
   /** Renders `el`'s children into `sink` in flat mode and takes the resulting inline parts back out. */
@@ -58,69 +57,51 @@ export class MarkdownRenderer {
   }
 
   private text(raw: string, sink: Sink): void {
-    sink.inline.push(inlineText(raw.indexOf('&') === -1 ? raw : decodeText(raw)));
+    sink.inline.push(inlineText(raw));
   }
 
   element(el: El, sink: Sink): void {
-    const tag = el.tag;
-    switch (tag) {
-      case 'h1':
-      case 'h2':
-      case 'h3':
-      case 'h4':
-      case 'h5':
-      case 'h6':
-        return this.heading(el, sink, tag.charCodeAt(1) - 48);
-      case 'pre':
+    const traits = el.traits;
+    switch (traits >> KIND_SHIFT) {
+      case K.Heading:
+        return this.heading(el, sink, el.tag.charCodeAt(1) - 48);
+      case K.Pre:
         return this.pre(el, sink);
-      case 'ul':
-      case 'ol':
-      case 'menu':
-      case 'dir':
+      case K.List:
         return this.list(el, sink);
-      case 'li':
+      case K.ListItem:
         sink.flush();
         return sink.push(this.listItem(el, '- '), true);
-      case 'blockquote':
+      case K.Blockquote:
         return this.blockquote(el, sink);
-      case 'table':
+      case K.Table:
         return renderTable(this, el, sink);
-      case 'dl':
+      case K.DefinitionList:
         return renderDefinitionList(this, el, sink);
-      case 'hr':
+      case K.Hr:
         return sink.push('---');
-      case 'br':
+      case K.Br:
         sink.inline.push(BR);
         return;
-      case 'img':
+      case K.Img:
         return this.image(el, sink);
-      case 'a':
+      case K.Link:
         return this.link(el, sink);
-      case 'strong':
-      case 'b':
-        return this.wrap(el, sink, '**', 'strong');
-      case 'em':
-      case 'i':
-      case 'cite':
-      case 'dfn':
-      case 'var':
-        return this.wrap(el, sink, '*', 'em');
-      case 'del':
-      case 's':
-      case 'strike':
-        return this.wrap(el, sink, '~~', 'del');
-      case 'code':
-      case 'kbd':
-      case 'samp':
-      case 'tt':
+      case K.Strong:
+        return this.wrap(el, sink, '**', 0);
+      case K.Em:
+        return this.wrap(el, sink, '*', 1);
+      case K.Del:
+        return this.wrap(el, sink, '~~', 2);
+      case K.Code:
         if (el.flags & F.HasBlock) break;
         sink.inline.push(codeSpan(this.rawText(el, ' ')));
         return;
-      case 'input':
-        if (el.attr('type')?.toLowerCase() === 'checkbox') sink.inline.push(el.hasAttr('checked') ? '[x] ' : '[ ] ');
+      case K.Input:
+        if (el.attr('type')?.toLowerCase() === 'checkbox')
+          sink.inline.push(el.hasAttr('checked') ? '[x] ' : '[ ] ');
         return;
     }
-    const traits = tagTraits(tag);
     if (traits & T.NoMarkdown) return;
     if (traits & T.Block) {
       sink.flush();
@@ -133,7 +114,7 @@ export class MarkdownRenderer {
 
   private heading(el: El, sink: Sink, level: number): void {
     sink.flush();
-    const text = flattenInline(this.takeFlat(el, sink));
+    const text = flattenInline(this.takeFlat(el, sink).join(''));
     if (sink.flat > 0) sink.inline.push(' ', text, ' ');
     else if (text !== '') sink.push(`${'#'.repeat(level)} ${text}`);
   }
@@ -146,7 +127,7 @@ export class MarkdownRenderer {
       const c = ch[i];
       if (typeof c === 'string') out += decodeText(c);
       else if (c.tag === 'br') out += br;
-      else if (!(c.flags & F.Removed) && !(tagTraits(c.tag) & T.NoMarkdown) && c.tag !== 'button') {
+      else if (!(c.flags & F.Removed) && !(c.traits & T.NoMarkdown) && c.tag !== 'button') {
         const cls = c.attrs === null ? undefined : c.rawAttr('class');
         if (cls === undefined || !LINE_NUMBERS.test(cls)) out += this.rawText(c, br);
       }
@@ -157,14 +138,15 @@ export class MarkdownRenderer {
   private pre(el: El, sink: Sink): void {
     let code = this.rawText(el, '\n');
     if (code.charCodeAt(0) === 10) code = code.slice(1);
-    code = code.replace(/\s+$/, '');
+    code = code.trimEnd();
     if (code.trim() === '') return;
     if (sink.flat > 0) {
       sink.inline.push(' ', codeSpan(code), ' ');
       return;
     }
     let longest = 0;
-    if (code.indexOf('```') !== -1) for (const run of code.match(/`{3,}/g) ?? []) longest = Math.max(longest, run.length);
+    if (code.indexOf('```') !== -1)
+      for (const run of code.match(/`{3,}/g) ?? []) longest = Math.max(longest, run.length);
     const fence = '`'.repeat(Math.max(3, longest + 1));
     sink.push(`${fence}${codeLanguage(el)}\n${code}\n${fence}`);
   }
@@ -204,7 +186,7 @@ export class MarkdownRenderer {
         const width = ordered ? String(Math.max(1, state.n - 1)).length + 2 : 2;
         if (last >= 0) state.items[last] += `\n${' '.repeat(width)}${indent(nested, width)}`;
         else state.items.push(nested);
-      } else if (tagTraits(c.tag) & T.NoMarkdown) {
+      } else if (c.traits & T.NoMarkdown) {
         continue;
       } else if (containsTag(c, 'li')) {
         this.listChildren(c, ordered, state);
@@ -238,16 +220,23 @@ export class MarkdownRenderer {
     if (s !== '') sink.push(s.replace(/^/gm, '> ').replace(/^> $/gm, '>'));
   }
 
-  private wrap(el: El, sink: Sink, marker: string, kind: 'strong' | 'em' | 'del'): void {
-    if (el.flags & F.HasBlock || this[kind] > 0) {
+  private wrap(el: El, sink: Sink, marker: string, kind: number): void {
+    if (el.flags & F.HasBlock || this.depth[kind] > 0) {
       this.children(el, sink);
       return;
     }
     const start = sink.inline.length;
-    this[kind]++;
+    this.depth[kind]++;
     this.children(el, sink);
-    this[kind]--;
-    const inner = sink.inline.splice(start).join('');
+    this.depth[kind]--;
+    const parts = sink.inline.splice(start);
+    const inner = parts.length === 1 ? parts[0] : parts.join('');
+    const first = inner.charCodeAt(0);
+    const last = inner.charCodeAt(inner.length - 1);
+    if (first > 32 && last > 32) {
+      sink.inline.push(marker, inner, marker);
+      return;
+    }
     // Emphasis markers must hug the text: flanking spaces and line breaks move outside them.
     const m = /^([ \u0001]*)([\s\S]*?)([ \u0001]*)$/.exec(inner) as RegExpExecArray;
     const edge = (s: string): string => (s === '' ? '' : s.indexOf(BR) !== -1 ? BR : ' ');
@@ -266,8 +255,8 @@ export class MarkdownRenderer {
       return;
     }
     const parts = this.takeFlat(el, sink);
-    const joined = parts.join('');
-    const text = flattenInline(parts);
+    const joined = parts.length === 1 ? parts[0] : parts.join('');
+    const text = flattenInline(joined);
     // Links without any text (icon links, empty anchors) are noise.
     if (text === '') return;
     const lead = joined.charCodeAt(0) === 32 ? ' ' : '';
@@ -321,7 +310,8 @@ function codeLanguage(pre: El): string {
 }
 
 function containsTag(el: El, tag: string): boolean {
-  for (const c of el.children) if (typeof c !== 'string' && (c.tag === tag || containsTag(c, tag))) return true;
+  for (const c of el.children)
+    if (typeof c !== 'string' && (c.tag === tag || containsTag(c, tag))) return true;
   return false;
 }
 

@@ -5,9 +5,9 @@ import { escapeLineStart, finishInline } from './text';
  * In flat mode (headings, link text, table cells) blocks degrade to space-separated inline text.
  */
 export class Sink {
-  readonly inline: string[] = [];
-  private readonly blocks: string[] = [];
-  private readonly lists: boolean[] = [];
+  inline: string[] = [];
+  /** Finished blocks and their separators, joined once at the end. */
+  private out: string[] | null = null;
 
   constructor(
     public flat = 0,
@@ -23,11 +23,8 @@ export class Sink {
       return;
     }
     const s = finishInline(this.inline);
-    this.inline.length = 0;
-    if (s !== '') {
-      this.blocks.push(escapeLineStart(s));
-      this.lists.push(false);
-    }
+    this.inline = [];
+    if (s !== '') this.add(escapeLineStart(s), false);
   }
 
   push(block: string, isList = false): void {
@@ -37,16 +34,18 @@ export class Sink {
       return;
     }
     this.flush();
-    this.blocks.push(block);
-    this.lists.push(isList);
+    this.add(block, isList);
+  }
+
+  private add(block: string, isList: boolean): void {
+    if (this.out === null) this.out = [block];
+    else this.out.push(this.tight && isList ? '\n' : '\n\n', block);
   }
 
   join(): string {
     this.flush();
-    const b = this.blocks;
-    if (b.length === 0) return '';
-    let out = b[0];
-    for (let i = 1; i < b.length; i++) out += (this.tight && this.lists[i] ? '\n' : '\n\n') + b[i];
-    return out;
+    const out = this.out;
+    if (out === null) return '';
+    return out.length === 1 ? out[0] : out.join('');
   }
 }

@@ -15,7 +15,11 @@ function collectRows(el: El, inHead: boolean, rows: Row[], captions: El[]): void
       case 'tr': {
         const cells: El[] = [];
         for (const cell of c.children) {
-          if (typeof cell !== 'string' && (cell.tag === 'td' || cell.tag === 'th') && !(cell.flags & F.Removed))
+          if (
+            typeof cell !== 'string' &&
+            (cell.tag === 'td' || cell.tag === 'th') &&
+            !(cell.flags & F.Removed)
+          )
             cells.push(cell);
         }
         rows.push({ cells, head: inHead });

@@ -8,8 +8,8 @@ export interface CacheEntry {
 
 export interface CacheLookup {
   key: string;
-  /** The entry must be younger than this (ms). */
-  maxAgeMs: number;
+  /** The entry must be younger than this (ms); undefined = any age within retention. */
+  maxAgeMs?: number;
   /** The entry must be at least this old (ms). */
   minAgeMs?: number;
 }
@@ -37,9 +37,9 @@ export class PgCacheStore extends CacheStore {
       `SELECT document_gz, content_credits, fetched_at FROM scraper.cache_entries
        WHERE cache_key = $1
          AND expires_at > now()
-         AND fetched_at > now() - $2 * interval '1 millisecond'
-         AND fetched_at <= now() - $3 * interval '1 millisecond'`,
-      [l.key, l.maxAgeMs, l.minAgeMs ?? 0],
+         AND ($2::bigint IS NULL OR fetched_at > now() - $2::bigint * interval '1 millisecond')
+         AND fetched_at <= now() - $3::bigint * interval '1 millisecond'`,
+      [l.key, l.maxAgeMs ?? null, l.minAgeMs ?? 0],
     );
     const row = rows[0];
     if (!row) return undefined;

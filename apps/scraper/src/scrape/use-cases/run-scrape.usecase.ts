@@ -50,7 +50,7 @@ export class RunScrapeUseCase {
     if (o.lockdown || o.minAge !== undefined) {
       const entry = await this.cache.find({
         key,
-        maxAgeMs: o.lockdown ? o.maxAge : Number.MAX_SAFE_INTEGER,
+        maxAgeMs: o.lockdown ? o.maxAge : undefined,
         minAgeMs: o.minAge,
       });
       if (!entry) {

@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import {
+  ErrorCode,
+  SCRAPE_RPC,
+  ScrapeRequest,
+  ServiceError,
+  unsupportedScrapeFeature,
+  type ScrapeResponse,
+} from '@wds/contracts';
+import { Messaging } from '@wds/messaging';
+import type { FastifyRequest } from 'fastify';
+import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import { CreditsService } from '../credits/credits.service';
+import { requestIdOf } from '../http/request-context';
+import { validate } from '../http/validate';
+import { ScrapeDocumentReader } from './scrape-document.reader';
+
+/** Time past the scrape's own timeout for the scraper to store and answer. */
+const REPLY_MARGIN_MS = 15_000;
+/** Held up front: a page through an enhanced proxy or a lockdown hit costs 5; PDFs settle per page. */
+const ENHANCED_ESTIMATE = 5;
+
+export interface ScrapePageCommand {
+  req: FastifyRequest;
+  team: AuthenticatedTeam;
+  body: unknown;
+}
+
+/** POST /v2/scrape: validate, authorise, hold credits, scrape through the scraper service, settle. */
+@Injectable()
+export class ScrapePageUseCase {
+  constructor(
+    private readonly messaging: Messaging,
+    private readonly credits: CreditsService,
+    private readonly documents: ScrapeDocumentReader,
+  ) {}
+
+  async execute({ req, team, body }: ScrapePageCommand): Promise<ScrapeResponse> {
+    const options = validate(ScrapeRequest, body, 'body');
+    const unsupported = unsupportedScrapeFeature(options);
+    if (unsupported) {
+      throw new ServiceError(ErrorCode.BAD_REQUEST, unsupported.message, { field: unsupported.field });
+    }
+    if (options.zeroDataRetention && !team.zeroDataRetentionEnabled) {
+      throw new ServiceError(
+        ErrorCode.FORBIDDEN,
+        'Zero data retention is not enabled for this team; contact support to enable it',
+      );
+    }
+    const estimate = options.proxy === 'basic' && !options.lockdown ? 1 : ENHANCED_ESTIMATE;
+    const reservation = await this.credits.reserve({
+      req,
+      teamId: team.teamId,
+      endpoint: 'scrape',
+      estimate,
+    });
+    let reply;
+    try {
+      reply = await this.messaging.request(
+        SCRAPE_RPC.run,
+        {
+          teamId: team.teamId,
+          requestId: requestIdOf(req) ?? randomUUID(),
+          jobId: randomUUID(),
+          options,
+          zeroDataRetention: options.zeroDataRetention,
+        },
+        { timeoutMs: options.timeout + REPLY_MARGIN_MS },
+      );
+    } catch (err) {
+      // Some failures are billable (a lockdown cache miss costs 1); the scraper says so in details.
+      const owed = billableCredits(err);
+      if (owed > 0) await this.credits.settle(reservation.reservationId, owed);
+      else await this.credits.release(reservation.reservationId).catch(() => undefined);
+      throw err;
+    }
+    const document = await this.documents.resolve(team.teamId, reply);
+    await this.credits.settle(reservation.reservationId, reply.creditsUsed);
+    return { success: true, data: document };
+  }
+}
+
+function billableCredits(err: unknown): number {
+  if (!(err instanceof ServiceError)) return 0;
+  const owed = (err.details as { creditsUsed?: unknown } | undefined)?.creditsUsed;
+  return typeof owed === 'number' && owed > 0 ? owed : 0;
+}
