@@ -1,6 +1,24 @@
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
+const scopes = ['gateway', 'scraper', 'crawler', 'batch', 'browser-pool', 'billing', 'docs-search', 'webhooks'];
+
+/** @param {boolean} forTests test files may also use the test-infrastructure lib (type:test). */
+function depConstraints(forTests) {
+  const extra = forTests ? ['type:test'] : [];
+  return [
+    { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts', 'type:util', ...extra] },
+    { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts', 'type:util', 'type:test'] },
+    { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts', 'type:util', ...extra] },
+    { sourceTag: 'type:test', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts', 'type:util', 'type:test'] },
+    { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:util', ...extra] },
+    { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', ...extra] },
+    { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+    ...scopes.map((s) => ({ sourceTag: `scope:${s}`, onlyDependOnLibsWithTags: ['scope:shared', `scope:${s}`] })),
+    { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:shared'] },
+  ];
+}
+
 export default [
   { ignores: ['**/dist/**', '**/node_modules/**', '**/*.js', '**/*.mjs', '**/*.cjs', '.data/**', 'charts/**'] },
   ...tseslint.configs.recommended,
@@ -21,30 +39,20 @@ export default [
         {
           enforceBuildableLibDependency: false,
           allow: [],
-          depConstraints: [
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts', 'type:util'] },
-            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts', 'type:util', 'type:test'] },
-            { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts', 'type:util'] },
-            { sourceTag: 'type:test', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts', 'type:util'] },
-            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:util'] },
-            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
-            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
-            { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:gateway'] },
-            { sourceTag: 'scope:scraper', onlyDependOnLibsWithTags: ['scope:shared', 'scope:scraper'] },
-            { sourceTag: 'scope:crawler', onlyDependOnLibsWithTags: ['scope:shared', 'scope:crawler'] },
-            { sourceTag: 'scope:batch', onlyDependOnLibsWithTags: ['scope:shared', 'scope:batch'] },
-            { sourceTag: 'scope:browser-pool', onlyDependOnLibsWithTags: ['scope:shared', 'scope:browser-pool'] },
-            { sourceTag: 'scope:billing', onlyDependOnLibsWithTags: ['scope:shared', 'scope:billing'] },
-            { sourceTag: 'scope:docs-search', onlyDependOnLibsWithTags: ['scope:shared', 'scope:docs-search'] },
-            { sourceTag: 'scope:webhooks', onlyDependOnLibsWithTags: ['scope:shared', 'scope:webhooks'] },
-            { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:shared'] },
-          ],
+          depConstraints: depConstraints(false),
         },
       ],
     },
   },
   {
     files: ['**/*.spec.ts', '**/test/**/*.ts'],
-    rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@nx/enforce-module-boundaries': [
+        'error',
+        { enforceBuildableLibDependency: false, allow: [], depConstraints: depConstraints(true) },
+      ],
+    },
   },
 ];

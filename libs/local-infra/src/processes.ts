@@ -25,7 +25,13 @@ export async function freePort(): Promise<number> {
 }
 
 export function findBinary(name: string, extraDirs: string[] = []): string | undefined {
-  const dirs = [...extraDirs, ...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/usr/local/bin', '/usr/bin'];
+  const dirs = [
+    ...extraDirs,
+    ...(process.env.PATH ?? '').split(':'),
+    '/usr/sbin',
+    '/usr/local/bin',
+    '/usr/bin',
+  ];
   for (const dir of dirs) {
     const candidate = path.join(dir, name);
     try {
@@ -52,7 +58,12 @@ function postgresBinDir(): string | undefined {
   return undefined;
 }
 
-async function waitForPort(port: number, child: ChildProcess, what: string, timeoutMs = 30_000): Promise<void> {
+async function waitForPort(
+  port: number,
+  child: ChildProcess,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${what} exited with code ${child.exitCode} while starting`);
@@ -151,20 +162,22 @@ export async function startPostgres(opts: PostgresOptions): Promise<RunningServe
   const binDir = postgresBinDir() ?? path.dirname(findBinary('postgres') ?? '');
   const postgres = path.join(binDir, 'postgres');
   const initdb = path.join(binDir, 'initdb');
-  if (!fs.existsSync(postgres)) throw new Error('postgres not found: install it (apt-get install -y postgresql)');
+  if (!fs.existsSync(postgres))
+    throw new Error('postgres not found: install it (apt-get install -y postgresql)');
   const user = opts.user ?? 'wds';
   const password = opts.password ?? 'wds';
   const database = opts.database ?? 'wds';
   const port = opts.port ?? (await freePort());
   const dataDir = path.resolve(opts.dataDir);
   const asRoot = process.getuid?.() === 0;
-  const runAs = (cmd: string, args: string[]): [string, string[]] =>
-    asRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
+  // Spawned directly with the postgres user's uid/gid (not through runuser/su) so the child pid is
+  // the postmaster itself and our SIGINT reaches it.
+  const ids = asRoot ? postgresUserIds() : undefined;
 
   fs.mkdirSync(dataDir, { recursive: true });
   if (asRoot) execFileSync('chown', ['-R', 'postgres:postgres', dataDir]);
   if (asRoot) {
-    // runuser needs every parent directory to be traversable by the postgres user.
+    // the postgres user needs every parent directory to be traversable by the postgres user.
     let dir = path.dirname(dataDir);
     while (dir !== path.dirname(dir)) {
       try {
@@ -180,20 +193,11 @@ export async function startPostgres(opts: PostgresOptions): Promise<RunningServe
     const pwFile = path.join(dataDir, '..', `.pgpass-init-${process.pid}`);
     fs.writeFileSync(pwFile, password, { mode: 0o644 });
     try {
-      const [cmd, args] = runAs(initdb, [
-        '-D',
-        dataDir,
-        '-U',
-        user,
-        '--pwfile',
-        pwFile,
-        '-A',
-        'scram-sha-256',
-        '-E',
-        'UTF8',
-        '--no-locale',
-      ]);
-      execFileSync(cmd, args, { stdio: 'pipe' });
+      execFileSync(
+        initdb,
+        ['-D', dataDir, '-U', user, '--pwfile', pwFile, '-A', 'scram-sha-256', '-E', 'UTF8', '--no-locale'],
+        { stdio: 'pipe', ...ids },
+      );
     } finally {
       fs.rmSync(pwFile, { force: true });
     }
@@ -204,27 +208,30 @@ export async function startPostgres(opts: PostgresOptions): Promise<RunningServe
     execFileSync('chown', ['postgres:postgres', logFile]);
   }
   const out = fs.openSync(logFile, 'a');
-  const [cmd, args] = runAs(postgres, [
-    '-D',
-    dataDir,
-    '-p',
-    String(port),
-    '-h',
-    '127.0.0.1',
-    '-k',
-    '',
-    '-c',
-    'max_connections=300',
-    '-c',
-    'fsync=off',
-    '-c',
-    'synchronous_commit=off',
-    '-c',
-    'full_page_writes=off',
-    '-c',
-    'shared_buffers=256MB',
-  ]);
-  const child = spawn(cmd, args, { stdio: ['ignore', out, out] });
+  const child = spawn(
+    postgres,
+    [
+      '-D',
+      dataDir,
+      '-p',
+      String(port),
+      '-h',
+      '127.0.0.1',
+      '-k',
+      '',
+      '-c',
+      'max_connections=300',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+      '-c',
+      'shared_buffers=256MB',
+    ],
+    { stdio: ['ignore', out, out], ...ids },
+  );
   fs.closeSync(out);
   try {
     await waitForPort(port, child, 'postgres');
@@ -241,6 +248,17 @@ export async function startPostgres(opts: PostgresOptions): Promise<RunningServe
     // SIGINT = PostgreSQL "fast shutdown": active transactions rolled back, clean checkpoint.
     stop: () => stopChild(child, 'SIGINT', 20_000),
   };
+}
+
+function postgresUserIds(): { uid: number; gid: number } {
+  const line = fs
+    .readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'));
+  if (!line)
+    throw new Error('running as root but there is no "postgres" system user (apt-get install -y postgresql)');
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
 }
 
 /** Creates `database` if it does not exist, retrying while the server finishes starting. */

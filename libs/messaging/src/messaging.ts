@@ -265,13 +265,14 @@ export class Messaging {
     });
   }
 
-  /** Processes messages of a durable pull consumer (see `startConsumer` for the delivery rules). */
+  /** Ensures the durable consumer, then processes its messages (see `startConsumer` for the delivery rules). */
   async consume<D extends StreamMessageDef>(
     def: D,
     consumer: ConsumerDef,
     handler: ConsumeHandler<D>,
     opts: ConsumeOptions = {},
   ): Promise<{ stop(): Promise<void> }> {
+    await this.ensureConsumer(consumer);
     const running = await startConsumer(this.js, this.logger, def, consumer, handler, opts);
     this.consumers.add(running);
     return {

@@ -218,7 +218,9 @@ export function parseHtml(src: string): ParsedDocument {
           break;
       }
     }
-    if (traits & T.Void) return null;
+    // Beyond MAX_DEPTH the element's content joins the deepest open element: keeps stack scans and the
+    // recursive renderers bounded on hostile or broken markup (thousands of unclosed tags).
+    if (traits & T.Void || stack.length >= MAX_DEPTH) return null;
     stack.push(el);
     cur = el;
     if (traits & T.Track) {
@@ -430,6 +432,7 @@ function indexOfCi(hay: string, needle: string, from: number, limit: number): nu
   }
 }
 
+const MAX_DEPTH = 400;
 const P = ['p'];
 const BUTTON = ['button'];
 const NONE: string[] = [];
