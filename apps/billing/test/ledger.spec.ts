@@ -4,8 +4,6 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { startNats, type RunningServer } from '@wds/local-infra';
 import { ErrorCode, RPC, ServiceError } from '@wds/contracts';
-// The test-support lib (type:test) is meant for app tests, which the app-wide tag rule does not foresee.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { createTestDatabase } from '@wds/testing';
 import { bootstrapService, type RunningService } from '@wds/service-kit';
 import { AppModule } from '../src/app.module';

@@ -6,6 +6,7 @@ import { HealthModule } from './health/health.module';
 import { HttpModule } from './http/http.module';
 import { LimitsModule } from './limits/limits.module';
 import { OpenApiModule } from './openapi/openapi.module';
+import { ScrapeModule } from './scrape/scrape.module';
 import { PendingRoutesModule } from './v2/pending-routes.module';
 
 @Module({
@@ -17,6 +18,7 @@ import { PendingRoutesModule } from './v2/pending-routes.module';
     AdminModule,
     HealthModule,
     OpenApiModule,
+    ScrapeModule,
     PendingRoutesModule,
   ],
 })

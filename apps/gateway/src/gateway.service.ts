@@ -9,8 +9,7 @@ import { configureHttp } from './http/configure-http';
 export function gatewayServiceOptions(
   env: NodeJS.ProcessEnv = process.env,
 ): ServiceOptions<typeof GatewayConfig> {
-  // Parsed here only for the listening address; bootstrapService parses (and reports) the rest.
-  const { PORT, HOST } = parseEnv(GatewayConfig.pick({ PORT: true, HOST: true }), env);
+  const { PORT, HOST } = listenAddress(env);
   return {
     kind: 'gateway',
     module: AppModule,
@@ -19,4 +18,16 @@ export function gatewayServiceOptions(
     http: { port: PORT, host: HOST, configure: configureHttp },
     env,
   };
+}
+
+/**
+ * Read here only for the listening address. Bad values fall back to the defaults: bootstrapService
+ * parses the whole schema next and reports every bad variable, these included.
+ */
+function listenAddress(env: NodeJS.ProcessEnv): { PORT: number; HOST: string } {
+  try {
+    return parseEnv(GatewayConfig.pick({ PORT: true, HOST: true }), env);
+  } catch {
+    return { PORT: 3002, HOST: '0.0.0.0' };
+  }
 }

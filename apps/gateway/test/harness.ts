@@ -6,8 +6,6 @@ import { startNats, type RunningServer } from '@wds/local-infra';
 import { Messaging } from '@wds/messaging';
 import { createLogger } from '@wds/observability';
 import { bootstrapService, type RunningService } from '@wds/service-kit';
-// The test-support lib (type:test) is meant for app tests, which the app-wide tag rule does not foresee.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { createTestDatabase } from '@wds/testing';
 import type { GatewayConfig } from '../src/config';
 import { gatewayServiceOptions } from '../src/gateway.service';

@@ -8,8 +8,12 @@ import { extractMetadata } from './metadata';
 import type { TransformOptions, TransformResult } from './types';
 import { bestSrcsetCandidate, isHttp, UrlResolver } from './urls';
 
+function topOf(doc: ParsedDocument): El {
+  return doc.body ?? doc.html ?? doc.root;
+}
+
 function contentRoots(doc: ParsedDocument, opts: TransformOptions): El[] {
-  const top = doc.body ?? doc.html ?? doc.root;
+  const top = topOf(doc);
   const include = opts.includeTags?.filter((s) => s.trim() !== '') ?? [];
   let roots = include.length > 0 ? selectOutermost(doc.root, parseSelectors(include)) : [top];
   const exclude = opts.excludeTags?.filter((s) => s.trim() !== '') ?? [];
@@ -75,7 +79,11 @@ export function transformHtml(rawHtml: string, opts: TransformOptions): Transfor
       });
       result.markdown = renderer.render(roots);
     }
-    if (f.has('html')) result.html = new HtmlSerializer(resolver).serialize(roots);
+    if (f.has('html')) {
+      // Unnarrowed output is the whole cleaned document (head with title/meta included).
+      const whole = roots.length === 1 && roots[0] === topOf(doc);
+      result.html = new HtmlSerializer(resolver).serialize(whole ? [doc.html ?? doc.root] : roots);
+    }
   }
   if (f.has('rawHtml')) result.rawHtml = rawHtml;
   return result;

@@ -17,8 +17,6 @@ export interface PendingRoute {
  * operationId here (the route would otherwise be registered twice and Fastify refuses to start).
  */
 export const NOT_YET_IMPLEMENTED_OPERATIONS: readonly string[] = [
-  'scrape',
-  'getScrape',
   'interact',
   'stopInteraction',
   'listBrowsers',

@@ -64,13 +64,15 @@ export class El {
   }
 
   isInside(ancestor: El): boolean {
-    for (let p: El | null = this; p !== null; p = p.parent) if (p === ancestor) return true;
+    if (this === ancestor) return true;
+    for (let p = this.parent; p !== null; p = p.parent) if (p === ancestor) return true;
     return false;
   }
 
   /** True when this element or an ancestor carries `flag`. */
   underFlag(flag: F): boolean {
-    for (let p: El | null = this; p !== null; p = p.parent) if (p.flags & flag) return true;
+    if (this.flags & flag) return true;
+    for (let p = this.parent; p !== null; p = p.parent) if (p.flags & flag) return true;
     return false;
   }
 }
@@ -86,13 +88,4 @@ export function appendChild(parent: El, child: Child): void {
 
 export function decodeText(raw: string): string {
   return raw.indexOf('&') === -1 ? raw : decodeHTML(raw);
-}
-
-/** Visits elements of the subtree in document order; return false from `fn` to skip an element's children. */
-export function walk(el: El, fn: (el: El) => boolean | void): void {
-  const ch = el.children;
-  for (let i = 0; i < ch.length; i++) {
-    const c = ch[i];
-    if (typeof c !== 'string' && fn(c) !== false) walk(c, fn);
-  }
 }

@@ -151,7 +151,7 @@ export function parseHtml(src: string): ParsedDocument {
           break;
         }
         case 'tr': {
-          const i = findOpen(TR, T.Scope, SECTIONS);
+          const i = findOpen(TR, 0, TABLE_OR_SECTION);
           if (i > 0) popThrough(i);
           break;
         }
@@ -443,4 +443,5 @@ const SECTIONS = ['thead', 'tbody', 'tfoot'];
 const CELLS = ['td', 'th'];
 const ROW_TABLE = ['tr', 'table'];
 const TABLE = ['table'];
+const TABLE_OR_SECTION = ['table', 'thead', 'tbody', 'tfoot'];
 const A = ['a'];

@@ -55,7 +55,9 @@ describe('markdown: code', () => {
   });
 
   it('keeps code verbatim: entities decoded, whitespace and markdown characters untouched', () => {
-    const out = md('<pre><code class="language-js">if (a &lt; b &amp;&amp; c) {\n  x = y * 2; // _not_ emphasis\n}\n</code></pre>');
+    const out = md(
+      '<pre><code class="language-js">if (a &lt; b &amp;&amp; c) {\n  x = y * 2; // _not_ emphasis\n}\n</code></pre>',
+    );
     expect(out).toBe('```js\nif (a < b && c) {\n  x = y * 2; // _not_ emphasis\n}\n```');
   });
 
@@ -86,15 +88,17 @@ describe('markdown: lists', () => {
   });
 
   it('renders task list checkboxes', () => {
-    expect(md('<ul><li><input type="checkbox" checked> done</li><li><input type="checkbox"> todo</li></ul>')).toBe(
-      '- [x] done\n- [ ] todo',
-    );
+    expect(
+      md('<ul><li><input type="checkbox" checked> done</li><li><input type="checkbox"> todo</li></ul>'),
+    ).toBe('- [x] done\n- [ ] todo');
   });
 });
 
 describe('markdown: inline and blocks', () => {
   it('writes ATX headings, emphasis, strike and hard breaks', () => {
-    const out = md('<h1>Title</h1><h3>Sub <em>x</em></h3><p><strong>B </strong>and <i>i</i> <del>d</del><br>next</p>');
+    const out = md(
+      '<h1>Title</h1><h3>Sub <em>x</em></h3><p><strong>B </strong>and <i>i</i> <del>d</del><br>next</p>',
+    );
     expect(out).toBe('# Title\n\n### Sub *x*\n\n**B** and *i* ~~d~~  \nnext');
   });
 
@@ -104,8 +108,12 @@ describe('markdown: inline and blocks', () => {
   });
 
   it('collapses whitespace and escapes markdown syntax in text', () => {
-    const out = md('<p>  lots\n\n  of   space *star* [x] snake_case _under_ </p><p># not a heading</p><p>1. not a list</p>');
-    expect(out).toBe('lots of space \\*star\\* \\[x\\] snake_case \\_under\\_\n\n\\# not a heading\n\n1\\. not a list');
+    const out = md(
+      '<p>  lots\n\n  of   space *star* [x] snake_case _under_ </p><p># not a heading</p><p>1. not a list</p>',
+    );
+    expect(out).toBe(
+      'lots of space \\*star\\* \\[x\\] snake_case \\_under\\_\n\n\\# not a heading\n\n1\\. not a list',
+    );
   });
 
   it('drops script, style, noscript, template, svg and iframe content', () => {
@@ -119,20 +127,32 @@ describe('markdown: inline and blocks', () => {
 
 describe('markdown: links and images', () => {
   it('makes links and images absolute against the page URL', () => {
-    const out = md('<p><a href="../a?x=1&amp;y=2">rel</a> <a href="/root">root</a> <img src="img/p.png" alt="pic"></p>');
+    const out = md(
+      '<p><a href="../a?x=1&amp;y=2">rel</a> <a href="/root">root</a> <img src="img/p.png" alt="pic"></p>',
+    );
     expect(out).toBe(
       '[rel](https://example.com/a?x=1&y=2) [root](https://example.com/root) ![pic](https://example.com/docs/img/p.png)',
     );
   });
 
   it('resolves against <base href>', () => {
-    const out = md('<a href="page">p</a> <img src="i.png" alt="">', 'https://example.com/x/y', '<base href="https://cdn.example.org/base/">');
+    const out = md(
+      '<a href="page">p</a> <img src="i.png" alt="">',
+      'https://example.com/x/y',
+      '<base href="https://cdn.example.org/base/">',
+    );
     expect(out).toBe('[p](https://cdn.example.org/base/page) ![](https://cdn.example.org/base/i.png)');
   });
 
   it('drops links without text and keeps image links', () => {
-    const out = md('<p><a href="/icon"><i class="fa"></i></a><a href="/img"><img src="/a.png" alt="A"></a> <a href="javascript:void(0)">js</a></p>');
+    const out = md(
+      '<p><a href="/icon"><i class="fa"></i></a><a href="/img"><img src="/a.png" alt="A"></a> <a href="javascript:void(0)">js</a></p>',
+    );
     expect(out).toBe('[![A](https://example.com/a.png)](https://example.com/img) js');
+  });
+
+  it('drops heading permalink anchors', () => {
+    expect(md('<h2 id="s">Setup<a class="headerlink" href="#s" title="Permalink">¶</a></h2>')).toBe('## Setup');
   });
 
   it('uses lazy-loading sources and the best srcset candidate', () => {

@@ -16,6 +16,7 @@ export const BASE64_PLACEHOLDER = '<Base64-Image-Removed>';
 const LANG_CLASS = /(?:^|\s)(?:language-|lang-|highlight-source-|highlight-)([A-Za-z0-9_+#.-]+)/;
 const NOT_A_LANG = new Set(['default', 'none', 'nohighlight', 'plain', 'notranslate']);
 const LINE_NUMBERS = /(?:^|\s)(?:linenos?|line-?numbers?|lineno|gutter)(?:\s|$)/;
+const PERMALINK_TEXT = /^(?:¶|#|§|🔗|\\#|link)$/;
 const LAZY_SRC = ['data-src', 'data-lazy-src', 'data-original', 'data-url'];
 
 /** Renders the filtered tree to GitHub-flavoured markdown in one recursive pass. */
@@ -257,8 +258,8 @@ export class MarkdownRenderer {
     const parts = this.takeFlat(el, sink);
     const joined = parts.length === 1 ? parts[0] : parts.join('');
     const text = flattenInline(joined);
-    // Links without any text (icon links, empty anchors) are noise.
-    if (text === '') return;
+    // Links without any text (icon links, empty anchors) and heading permalinks (¶, #) are noise.
+    if (text === '' || (PERMALINK_TEXT.test(text) && (href as string).trimStart().startsWith('#'))) return;
     const lead = joined.charCodeAt(0) === 32 ? ' ' : '';
     const trail = joined.charCodeAt(joined.length - 1) === 32 ? ' ' : '';
     sink.inline.push(lead, `[${text}](${mdUrl(url)}${mdTitle(el.attr('title'))})`, trail);
@@ -282,7 +283,7 @@ export class MarkdownRenderer {
 
 /** Raw src of an image, preferring lazy-loading attributes over placeholder `src`s. */
 export function imageSource(el: El): string | undefined {
-  let src = el.rawAttr('src');
+  const src = el.rawAttr('src');
   if (src === undefined || src.trim() === '' || (src.startsWith('data:') && src.length < 200)) {
     for (const a of LAZY_SRC) {
       const v = el.rawAttr(a);
