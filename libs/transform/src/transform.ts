@@ -30,7 +30,7 @@ function collectLinks(doc: ParsedDocument, resolver: UrlResolver): string[] {
   const seen = new Set<string>();
   for (const a of doc.anchors) {
     const href = a.rawAttr('href') as string;
-    if (href.trimStart().startsWith('#')) continue;
+    if (href.charCodeAt(0) === 35 || href.trimStart().startsWith('#')) continue;
     const url = resolver.resolve(href);
     if (url !== null && isHttp(url)) seen.add(url);
   }

@@ -11,14 +11,17 @@ export class NameTable {
     this.mask = size - 1;
     for (const name of names) {
       let h = 0;
-      for (let i = 0; i < name.length; i++) h = step(h, name.charCodeAt(i));
+      for (let i = 0; i < name.length; i++) h = (Math.imul(h, 31) + (name.charCodeAt(i) | 0x20)) | 0;
       let slot = h & this.mask;
       while (this.names[slot] !== undefined && this.names[slot] !== name) slot = (slot + 1) & this.mask;
       this.names[slot] = name;
     }
   }
 
-  /** The known lower-case name equal (ASCII case-insensitively) to src[start, end), else a new string. */
+  /**
+   * The known lower-case name equal (ASCII case-insensitively) to src[start, end), else a new string.
+   * `hash` is `h = imul(h, 31) + (code | 0x20)` over the chars, as the tokenizer computes it inline.
+   */
   get(src: string, start: number, end: number, hash: number): string {
     const len = end - start;
     let slot = hash & this.mask;
@@ -34,9 +37,4 @@ export class NameTable {
     }
     return src.slice(start, end).toLowerCase();
   }
-}
-
-/** Hash step over ASCII-lower-cased char codes; must match between build and lookup. */
-export function step(h: number, c: number): number {
-  return (Math.imul(h, 31) + (c | 0x20)) | 0;
 }

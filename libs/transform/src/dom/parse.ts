@@ -1,5 +1,5 @@
 import { appendChild, El, F } from './node';
-import { NameTable, step } from './intern';
+import { NameTable } from './intern';
 import { KNOWN_ATTRIBUTES, KNOWN_TAGS, T, tagTraits } from './tags';
 
 const TAG_NAMES = new NameTable(KNOWN_TAGS);
@@ -291,11 +291,11 @@ export function parseHtml(src: string): ParsedDocument {
     if (isAlpha(c)) {
       // Start tag.
       let j = lt + 2;
-      let h = step(0, c);
+      let h = c | 0x20;
       while (j < n) {
         const d = src.charCodeAt(j);
-        if (isWs(d) || d === C.Gt || d === C.Slash) break;
-        h = step(h, d);
+        if (d <= 32 || d === C.Gt || d === C.Slash) break;
+        h = (Math.imul(h, 31) + (d | 0x20)) | 0;
         j++;
       }
       const tag = TAG_NAMES.get(src, lt + 1, j, h);
@@ -320,12 +320,12 @@ export function parseHtml(src: string): ParsedDocument {
           continue;
         }
         const ns = j;
-        let ah = step(0, d);
+        let ah = d | 0x20;
         j++;
         while (j < n) {
           const e = src.charCodeAt(j);
-          if (isWs(e) || e === C.Eq || e === C.Gt || e === C.Slash) break;
-          ah = step(ah, e);
+          if (e <= 32 || e === C.Eq || e === C.Gt || e === C.Slash) break;
+          ah = (Math.imul(ah, 31) + (e | 0x20)) | 0;
           j++;
         }
         const name = ATTR_NAMES.get(src, ns, j, ah);
@@ -376,11 +376,11 @@ export function parseHtml(src: string): ParsedDocument {
       const end = gt === -1 ? n : gt;
       if (isAlpha(c2)) {
         let j = lt + 3;
-        let h = step(0, c2);
+        let h = c2 | 0x20;
         while (j < end) {
           const d = src.charCodeAt(j);
-          if (isWs(d) || d === C.Slash) break;
-          h = step(h, d);
+          if (d <= 32 || d === C.Slash) break;
+          h = (Math.imul(h, 31) + (d | 0x20)) | 0;
           j++;
         }
         endTag(TAG_NAMES.get(src, lt + 2, j, h));
