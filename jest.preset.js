@@ -25,6 +25,8 @@ module.exports = {
     '^@wds/([a-z0-9-]+)$': `${libsDir}/$1/src/index.ts`,
   },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // NestJS 12 ships ESM only and jest on Node 20 cannot require() ESM, so SWC compiles it to CommonJS.
+  transformIgnorePatterns: ['/node_modules/(?!@nestjs/)'],
   globalSetup: `${libsDir}/testing/src/global-setup.ts`,
   globalTeardown: `${libsDir}/testing/src/global-teardown.ts`,
 };

@@ -1,6 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- @wds/testing (type:test) is test-only infrastructure; the lint config has no test-file exception yet
 import { createTestDatabase, testNatsUrl } from '@wds/testing';
 
 const root = path.resolve(__dirname, '..', '..', '..');

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- @wds/testing (type:test) is test-only infrastructure; the lint config has no test-file exception yet
 import { createTestDatabase } from '@wds/testing';
 import { Database, MigrationError, runMigrations } from '../src';
 

@@ -6,7 +6,6 @@ import {
   type StreamDef,
 } from '@wds/contracts';
 import { createLogger } from '@wds/observability';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- @wds/testing (type:test) is test-only infrastructure; the lint config has no test-file exception yet
 import { testNatsUrl } from '@wds/testing';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';

@@ -2,7 +2,6 @@ import { trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ErrorCode, ServiceError, defineRpc } from '@wds/contracts';
 import { createLogger, shutdownTelemetry, startTelemetry } from '@wds/observability';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- @wds/testing (type:test) is test-only infrastructure; the lint config has no test-file exception yet
 import { testNatsUrl } from '@wds/testing';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';

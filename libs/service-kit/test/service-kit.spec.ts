@@ -3,7 +3,6 @@ import { ConfigError } from '@wds/config';
 import { Database } from '@wds/database';
 import { Messaging } from '@wds/messaging';
 import { createLogger, type Logger } from '@wds/observability';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- @wds/testing (type:test) is test-only infrastructure; the lint config has no test-file exception yet
 import { createTestDatabase, testNatsUrl } from '@wds/testing';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -4,6 +4,7 @@ import { decodeHTMLAttribute } from 'entities';
 // which skips the WHATWG parser for the common case (it dominates link-heavy pages otherwise).
 const PLAIN_ABSOLUTE = /^https?:\/\/[a-z0-9-]+(?:\.[a-z0-9-]+)+(\/[A-Za-z0-9\-._~:/?#@!$&()*+,;=%]*)?$/;
 const PLAIN_PATH = /^\/(?!\/)[A-Za-z0-9\-._~:/?#@!$&()*+,;=%]*$/;
+const PLAIN_FRAGMENT = /^#[A-Za-z0-9\-._~:/?#@!$&()*+,;=%]*$/;
 const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)/;
 
 /** Resolves raw (entity-encoded) attribute URLs against the document base, with a per-page cache. */
@@ -11,6 +12,8 @@ export class UrlResolver {
   private readonly cache = new Map<string, string | null>();
   private readonly base: URL | null;
   private readonly origin: string | null;
+  /** Base URL without its fragment: prefix for `#fragment` references. */
+  private readonly page: string | null;
 
   constructor(pageUrl: string, baseHref: string | undefined) {
     let base: URL | null = null;
@@ -28,6 +31,7 @@ export class UrlResolver {
     }
     this.base = base;
     this.origin = base !== null && /^https?:$/.test(base.protocol) ? base.origin : null;
+    this.page = this.origin === null || base === null ? null : base.href.replace(/#.*$/, '');
   }
 
   /** Absolute URL, or null for empty/unparsable values. `javascript:`/`data:` etc. are returned as parsed. */
@@ -46,6 +50,8 @@ export class UrlResolver {
     if (abs !== null && !DOT_SEGMENT.test(value)) return abs[1] === undefined ? `${value}/` : value;
     if (this.origin !== null && PLAIN_PATH.test(value) && !DOT_SEGMENT.test(value))
       return this.origin + value;
+    if (this.page !== null && value.charCodeAt(0) === 35 && PLAIN_FRAGMENT.test(value))
+      return this.page + value;
     const trimmed = value.trim();
     if (trimmed === '') return null;
     try {
@@ -64,16 +70,32 @@ export function isHttp(url: string): boolean {
 export function bestSrcsetCandidate(srcset: string): string | undefined {
   let best: string | undefined;
   let bestScore = -1;
-  // Candidates are separated by commas that follow a URL and descriptor; URLs themselves may contain commas.
-  for (const part of srcset.split(/,\s+|,(?=\S+\s+\d)/)) {
-    const bits = part.trim().split(/\s+/);
-    const url = bits[0];
-    if (!url) continue;
-    const d = bits[1] ?? '1x';
-    const score = parseFloat(d) * (d.endsWith('w') ? 1 : 1000);
-    if (Number.isFinite(score) ? score > bestScore : best === undefined) {
+  // HTML's srcset grammar: a URL is a run of non-whitespace (commas inside it are fine unless trailing),
+  // followed by optional descriptors up to the next comma.
+  const n = srcset.length;
+  let i = 0;
+  while (i < n) {
+    while (i < n && /[\s,]/.test(srcset[i])) i++;
+    if (i >= n) break;
+    const start = i;
+    while (i < n && !/\s/.test(srcset[i])) i++;
+    let url = srcset.slice(start, i);
+    let descriptor = '';
+    if (url.endsWith(',')) {
+      url = url.replace(/,+$/, '');
+    } else {
+      const comma = srcset.indexOf(',', i);
+      const end = comma === -1 ? n : comma;
+      descriptor = srcset.slice(i, end).trim();
+      i = end + 1;
+    }
+    if (url === '') continue;
+    const d = descriptor.split(/\s+/)[0] || '1x';
+    const value = parseFloat(d);
+    const score = Number.isFinite(value) ? value * (d.endsWith('w') ? 1 : 1000) : 0;
+    if (score > bestScore) {
       best = url;
-      bestScore = Number.isFinite(score) ? score : bestScore;
+      bestScore = score;
     }
   }
   return best;

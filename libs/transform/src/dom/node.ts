@@ -22,7 +22,7 @@ export type Child = El | string;
  * A minimal element: text children are raw (still entity-encoded) source slices so that serialising
  * the cleaned HTML is a plain copy and decoding is paid only for what markdown actually renders.
  */
-/** Shared empty child list; replaced by a real array on the first append (see {@link appendChild}). */
+/** Shared empty child list; the parser assigns an exact-size array when an element has children. */
 export const NO_CHILDREN: Child[] = Object.freeze([]) as unknown as Child[];
 
 export class El {
@@ -75,15 +75,6 @@ export class El {
     for (let p = this.parent; p !== null; p = p.parent) if (p.flags & flag) return true;
     return false;
   }
-}
-
-/**
- * Appends a child. Most elements have one child, and `[x]` is allocated with exactly one slot while
- * `[]` + push reserves 16, which matters for GC on large pages.
- */
-export function appendChild(parent: El, child: Child): void {
-  if (parent.children === NO_CHILDREN) parent.children = [child];
-  else parent.children.push(child);
 }
 
 export function decodeText(raw: string): string {

@@ -1,4 +1,4 @@
-import { appendChild, El, F } from './node';
+import { Child, El, F } from './node';
 import { NameTable } from './intern';
 import { KNOWN_ATTRIBUTES, KNOWN_TAGS, T, tagTraits } from './tags';
 
@@ -53,6 +53,11 @@ export function parseHtml(src: string): ParsedDocument {
   const scratch: string[] = [];
   const root = new El('#root', null, null, 0, 0);
   const stack: El[] = [root];
+  // Children of all open elements, contiguous per element (`starts[k]` for `stack[k]`); an element's
+  // list is copied out at its exact size when it closes. Growing per-element arrays with push would
+  // reserve 17 slots from the second child on, which dominated allocation on large pages.
+  const pending: Child[] = [];
+  const starts: number[] = [0];
   let cur = root;
   let idx = 1;
   let inLink = 0;
@@ -72,6 +77,11 @@ export function parseHtml(src: string): ParsedDocument {
 
   const pop = (): void => {
     const el = stack.pop() as El;
+    const start = starts.pop() as number;
+    if (pending.length > start) {
+      el.children = pending.slice(start);
+      pending.length = start;
+    }
     const parent = stack[stack.length - 1];
     cur = parent;
     parent.textLen += el.textLen;
@@ -120,10 +130,10 @@ export function parseHtml(src: string): ParsedDocument {
     } else {
       s = src.slice(start, end);
     }
-    const ch = cur.children;
-    const last = ch.length - 1;
-    if (last >= 0 && typeof ch[last] === 'string') ch[last] = (ch[last] as string) + s;
-    else appendChild(cur, s);
+    const last = pending.length - 1;
+    if (last >= starts[starts.length - 1] && typeof pending[last] === 'string')
+      pending[last] = (pending[last] as string) + s;
+    else pending.push(s);
   };
 
   const startTag = (tag: string, traits: number, attrs: string[] | null): El | null => {
@@ -190,7 +200,7 @@ export function parseHtml(src: string): ParsedDocument {
     }
     const el = new El(tag, attrs, cur, idx++, traits);
     if (traits & T.Block) el.flags |= F.Block;
-    appendChild(cur, el);
+    pending.push(el);
     if (traits & T.Collect) {
       switch (tag) {
         case 'a':
@@ -222,6 +232,7 @@ export function parseHtml(src: string): ParsedDocument {
     // recursive renderers bounded on hostile or broken markup (thousands of unclosed tags).
     if (traits & T.Void || stack.length >= MAX_DEPTH) return null;
     stack.push(el);
+    starts.push(pending.length);
     cur = el;
     if (traits & T.Track) {
       if (tag === 'a') inLink++;
@@ -406,6 +417,7 @@ export function parseHtml(src: string): ParsedDocument {
     }
   }
   while (stack.length > 1) pop();
+  if (pending.length > 0) root.children = pending;
   return doc;
 }
 

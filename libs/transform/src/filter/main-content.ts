@@ -38,7 +38,7 @@ interface Scan {
   h1s: El[];
 }
 
-function classify(el: El, inContent: boolean): Kind {
+function classify(el: El, role: string | undefined, inContent: boolean): Kind {
   const tag = el.tag;
   switch (tag) {
     case 'nav':
@@ -71,7 +71,6 @@ function classify(el: El, inContent: boolean): Kind {
   }
   const attrs = el.attrs;
   if (attrs === null) return Kind.None;
-  const role = el.rawAttr('role');
   if (role !== undefined) {
     const r = role.toLowerCase();
     if (STRONG_ROLES.has(r)) return Kind.Strong;
@@ -102,16 +101,17 @@ function scan(el: El, inContent: boolean, out: Scan): void {
     const c = ch[i];
     if (typeof c === 'string' || c.flags & F.Removed) continue;
     let content = inContent;
-    if (isMain(c)) {
+    const role = c.attrs === null ? undefined : c.rawAttr('role');
+    if (c.tag === 'main' || role === 'main') {
       out.mains.push(c);
       content = true;
-    } else if (isArticle(c)) {
+    } else if (c.tag === 'article' || role === 'article') {
       out.articles.push(c);
       content = true;
     } else if (c.tag === 'h1') {
       out.h1s.push(c);
     }
-    const kind = classify(c, inContent);
+    const kind = classify(c, role, inContent);
     if (kind !== Kind.None) {
       out.candidates.push(c);
       out.kinds.push(kind);

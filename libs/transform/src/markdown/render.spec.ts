@@ -152,7 +152,9 @@ describe('markdown: links and images', () => {
   });
 
   it('drops heading permalink anchors', () => {
-    expect(md('<h2 id="s">Setup<a class="headerlink" href="#s" title="Permalink">¶</a></h2>')).toBe('## Setup');
+    expect(md('<h2 id="s">Setup<a class="headerlink" href="#s" title="Permalink">¶</a></h2>')).toBe(
+      '## Setup',
+    );
   });
 
   it('uses lazy-loading sources and the best srcset candidate', () => {
