@@ -6,6 +6,7 @@ export * from './api/crawl';
 export * from './api/batch';
 export * from './api/map';
 export * from './api/webhooks';
+export * from './api/webhook-deliveries';
 export * from './api/browser';
 export * from './api/interact';
 export * from './api/team';

@@ -1,5 +1,5 @@
 import zlib from 'node:zlib';
-import { NetworkPolicy, OutboundHttp } from '@wds/outbound';
+import { NetworkPolicy, OutboundHttp } from '../src';
 import { closedPort, serviceFailure, startServer, type TestServer } from './support';
 
 const SJIS_PAGE = Buffer.concat([

@@ -1,4 +1,4 @@
-import { NetworkPolicy, OutboundHttp, type Resolver } from '@wds/outbound';
+import { NetworkPolicy, OutboundHttp, type Resolver } from '../src';
 import { serviceFailure, startServer, type TestServer } from './support';
 
 /** Integration: the policy is enforced before each hop and again when the socket connects. */

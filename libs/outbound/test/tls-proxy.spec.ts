@@ -1,4 +1,4 @@
-import { NetworkPolicy, OutboundHttp } from '@wds/outbound';
+import { NetworkPolicy, OutboundHttp } from '../src';
 import {
   selfSignedCert,
   serviceFailure,

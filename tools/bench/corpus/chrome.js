@@ -31,7 +31,8 @@ function header(t) {
   const menu = Array.from({ length: 8 }, () => {
     const sub = Array.from(
       { length: t.int(4, 10) },
-      () => `<li class="menu-item"><a href="/${t.slug()}/${t.slug(2)}" data-track="nav">${t.title(2)}</a></li>`,
+      () =>
+        `<li class="menu-item"><a href="/${t.slug()}/${t.slug(2)}" data-track="nav">${t.title(2)}</a></li>`,
     ).join('');
     return `<li class="menu-item has-children"><a href="/${t.slug(1)}">${t.title(1)}</a><ul class="sub-menu">${sub}</ul></li>`;
   }).join('\n');
@@ -55,7 +56,10 @@ function breadcrumbs(t) {
 function share(t) {
   const nets = ['facebook', 'twitter', 'linkedin', 'reddit', 'email'];
   return `<div class="share-buttons social-share"><span>Share:</span>${nets
-    .map((n) => `<a class="share-${n}" href="https://${n}.com/share?u=https%3A%2F%2Fwww.example.com%2F${t.slug()}">${svgIcon(t)}<span class="sr-only">${n}</span></a>`)
+    .map(
+      (n) =>
+        `<a class="share-${n}" href="https://${n}.com/share?u=https%3A%2F%2Fwww.example.com%2F${t.slug()}">${svgIcon(t)}<span class="sr-only">${n}</span></a>`,
+    )
     .join('')}</div>`;
 }
 
@@ -70,7 +74,8 @@ function sidebar(t) {
     () =>
       `<section class="widget"><h3 class="widget-title">${t.title(2)}</h3><ul>${Array.from(
         { length: 6 },
-        () => `<li><a href="/${t.slug()}">${t.title(4)}</a> <span class="count">(${t.int(1, 99)})</span></li>`,
+        () =>
+          `<li><a href="/${t.slug()}">${t.title(4)}</a> <span class="count">(${t.int(1, 99)})</span></li>`,
       ).join('')}</ul></section>`,
   ).join('');
   return `<aside id="secondary" class="sidebar widget-area" role="complementary">${widgets}

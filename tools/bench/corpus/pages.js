@@ -39,7 +39,9 @@ function list(t, depth = 0) {
 }
 
 function figure(t, { base64 = false } = {}) {
-  const src = base64 ? base64Image(t, t.int(2000, 20000)) : `/wp-content/uploads/2024/0${t.int(1, 9)}/${t.slug()}.jpg`;
+  const src = base64
+    ? base64Image(t, t.int(2000, 20000))
+    : `/wp-content/uploads/2024/0${t.int(1, 9)}/${t.slug()}.jpg`;
   return `<figure class="wp-block-image"><img src="${src}" alt="${t.words(4)}" loading="lazy" width="800" height="600" srcset="${base64 ? '' : `${src}?w=400 400w, ${src}?w=800 800w`}"><figcaption>${t.sentence()}</figcaption></figure>`;
 }
 
@@ -50,7 +52,8 @@ function articleBody(t, sections, opts = {}) {
     for (let p = 0; p < t.int(2, 5); p++) out.push(t.para(t.int(2, 6)));
     const r = t.rand();
     if (r < 0.2) out.push(list(t));
-    else if (r < 0.3) out.push(`<blockquote><p>${t.sentence()} ${t.sentence()}</p><cite>${t.title(2)}</cite></blockquote>`);
+    else if (r < 0.3)
+      out.push(`<blockquote><p>${t.sentence()} ${t.sentence()}</p><cite>${t.title(2)}</cite></blockquote>`);
     else if (r < 0.45) out.push(figure(t, opts));
     else if (r < 0.55 && opts.code) out.push(codeBlock(t));
     else if (r < 0.6) out.push(dataTable(t, t.int(3, 8), t.rand() < 0.5));
@@ -73,7 +76,11 @@ ${c.newsletter(t)}<section class="related-posts"><h3>Related</h3><ul>${Array.fro
 
 function docs(t, { sections = 10 } = {}) {
   const title = t.title(3);
-  const toc = Array.from({ length: 30 }, () => `<li class="toctree-l1"><a class="reference internal" href="${t.slug()}.html">${t.title(3)}</a></li>`).join('');
+  const toc = Array.from(
+    { length: 30 },
+    () =>
+      `<li class="toctree-l1"><a class="reference internal" href="${t.slug()}.html">${t.title(3)}</a></li>`,
+  ).join('');
   return `${c.head(t, { title, scriptsKb: 8 })}${c.header(t)}
 <div class="wy-grid-for-nav"><nav class="wy-nav-side sidebar" data-toggle="wy-nav-shift"><ul>${toc}</ul></nav>
 <div class="wy-nav-content"><div role="main" class="document" itemscope itemtype="http://schema.org/Article"><div itemprop="articleBody">
@@ -91,7 +98,11 @@ function shop(t, { products = 48 } = {}) {
 <div class="price"><span class="amount">&euro;${t.int(5, 500)},${t.int(10, 99)}</span> <del>&euro;${t.int(500, 900)},00</del></div>
 <button class="add-to-cart" data-sku="${slug}">Add to cart</button></li>`;
   }).join('\n');
-  const filters = Array.from({ length: 6 }, () => `<fieldset><legend>${t.title(1)}</legend>${Array.from({ length: 8 }, () => `<label><input type="checkbox" name="f" value="${t.word()}"> ${t.title(1)} (${t.int(1, 300)})</label>`).join('')}</fieldset>`).join('');
+  const filters = Array.from(
+    { length: 6 },
+    () =>
+      `<fieldset><legend>${t.title(1)}</legend>${Array.from({ length: 8 }, () => `<label><input type="checkbox" name="f" value="${t.word()}"> ${t.title(1)} (${t.int(1, 300)})</label>`).join('')}</fieldset>`,
+  ).join('');
   return `${c.head(t, { title: t.title(3), scriptsKb: 60, stylesKb: 30 })}${c.cookieBanner(t)}${c.header(t)}${c.breadcrumbs(t)}
 <div class="shop-layout"><aside class="filters sidebar">${filters}</aside><main class="catalog"><h1>${t.title(2)}</h1><p class="result-count">Showing 1&ndash;${products} of ${t.int(200, 900)} results</p>
 <ul class="products grid">${cards}</ul><nav class="pagination">${Array.from({ length: 10 }, (_, i) => `<a href="?page=${i + 1}">${i + 1}</a>`).join(' ')}</nav></main></div>${c.newsletter(t)}${c.footer(t)}${c.tail(t)}`;
@@ -100,14 +111,21 @@ function shop(t, { products = 48 } = {}) {
 function news(t, { stories = 60 } = {}) {
   const teaser = () =>
     `<article class="story-card"><a href="/news/2024/${t.slug(4)}"><img src="https://img.news.example/${t.slug()}.jpg" alt="${t.words(5)}"><h3>${t.title(8)}</h3></a><p class="summary">${t.sentence()}</p><span class="byline">${t.title(2)} &middot; ${t.int(1, 59)} min ago</span></article>`;
-  const ad = () => `<div class="ad ad-leaderboard" id="ad-slot-${t.int(1, 99)}"><span>Advertisement</span><iframe src="https://ads.example/${t.slug()}"></iframe></div>`;
-  const sections = Array.from({ length: 6 }, () => `<section class="section-front"><h2><a href="/${t.slug(1)}">${t.title(1)}</a></h2><div class="grid">${Array.from({ length: stories / 6 }, teaser).join('')}</div>${ad()}</section>`).join('\n');
+  const ad = () =>
+    `<div class="ad ad-leaderboard" id="ad-slot-${t.int(1, 99)}"><span>Advertisement</span><iframe src="https://ads.example/${t.slug()}"></iframe></div>`;
+  const sections = Array.from(
+    { length: 6 },
+    () =>
+      `<section class="section-front"><h2><a href="/${t.slug(1)}">${t.title(1)}</a></h2><div class="grid">${Array.from({ length: stories / 6 }, teaser).join('')}</div>${ad()}</section>`,
+  ).join('\n');
   return `${c.head(t, { title: t.title(2), scriptsKb: 80, stylesKb: 40 })}${c.cookieBanner(t)}${c.header(t)}
 <div class="breaking-news-ticker"><a href="/live">${t.title(6)}</a></div><main id="main-content">${sections}</main>${c.newsletter(t)}${c.footer(t)}${c.tail(t)}`;
 }
 
 function forum(t, { posts = 40 } = {}) {
-  const post = (i) => `<article class="post" id="post-${i}" data-post-number="${i}"><div class="post-author"><img class="avatar" src="/avatars/${t.slug(1)}.png" alt=""><a href="/u/${t.slug(1)}" class="username">${t.word()}_${t.int(1, 999)}</a><span class="user-title">${t.title(2)}</span></div>
+  const post = (
+    i,
+  ) => `<article class="post" id="post-${i}" data-post-number="${i}"><div class="post-author"><img class="avatar" src="/avatars/${t.slug(1)}.png" alt=""><a href="/u/${t.slug(1)}" class="username">${t.word()}_${t.int(1, 999)}</a><span class="user-title">${t.title(2)}</span></div>
 <div class="post-body">${t.para(t.int(1, 5))}${t.rand() < 0.3 ? `<blockquote class="quote"><p>${t.sentence()}</p></blockquote>` : ''}${t.rand() < 0.25 ? `<pre><code class="lang-${t.pick(LANGS)}">${t.words(12)}\n${t.words(8)}</code></pre>` : ''}</div>
 <div class="post-actions"><button class="like">Like ${t.int(0, 40)}</button><button class="share">Share</button><a href="#post-${i}" class="permalink">#${i}</a></div><div class="signature">${t.sentence()}</div></article>`;
   return `${c.head(t, { title: t.title(7), scriptsKb: 40 })}${c.header(t)}${c.breadcrumbs(t)}
@@ -116,8 +134,10 @@ function forum(t, { posts = 40 } = {}) {
 }
 
 function wiki(t, { sections = 20 } = {}) {
-  const link = () => `<a href="/wiki/${t.title(1)}_${t.title(1)}" title="${t.title(2)}">${t.words(t.int(1, 3))}</a>`;
-  const p = () => `<p>${Array.from({ length: t.int(3, 6) }, () => `${t.sentence()} ${link()} ${t.words(3)} ${link()}<sup class="reference"><a href="#cite_note-${t.int(1, 200)}">[${t.int(1, 200)}]</a></sup>.`).join(' ')}</p>`;
+  const link = () =>
+    `<a href="/wiki/${t.title(1)}_${t.title(1)}" title="${t.title(2)}">${t.words(t.int(1, 3))}</a>`;
+  const p = () =>
+    `<p>${Array.from({ length: t.int(3, 6) }, () => `${t.sentence()} ${link()} ${t.words(3)} ${link()}<sup class="reference"><a href="#cite_note-${t.int(1, 200)}">[${t.int(1, 200)}]</a></sup>.`).join(' ')}</p>`;
   const infobox = `<table class="infobox vcard"><tbody><tr><th colspan="2" class="infobox-above">${t.title(2)}</th></tr>${Array.from({ length: 12 }, () => `<tr><th scope="row">${t.title(1)}</th><td>${link()}, ${t.words(3)}</td></tr>`).join('')}</tbody></table>`;
   const refs = `<h2>References</h2><ol class="references">${Array.from({ length: 120 }, (_, i) => `<li id="cite_note-${i + 1}"><span class="reference-text"><a rel="nofollow" class="external text" href="https://source${i}.example.org/${t.slug()}">${t.title(5)}</a>. <i>${t.title(2)}</i>. Retrieved 2024.</span></li>`).join('')}</ol>`;
   return `${c.head(t, { title: t.title(2), scriptsKb: 10 })}<div id="mw-navigation"><nav id="p-navigation" class="vector-menu">${Array.from({ length: 40 }, link).join(' ')}</nav></div>
@@ -128,7 +148,11 @@ ${Array.from({ length: sections }, () => `<h2><span class="mw-headline">${t.titl
 
 function legacy(t, { rows = 30 } = {}) {
   // Table layout, uppercase tags, unclosed <p>/<li>/<td>, <font>, <center>: 2000s-era markup.
-  const body = Array.from({ length: rows }, () => `<TR><TD CLASS=cell><FONT SIZE=2><B>${t.title(2)}</B><BR>${t.sentence()}<P>${t.sentence()}<LI>${t.words(4)}<LI>${t.words(3)}</FONT><TD VALIGN=top>${t.int(1, 99)}`).join('\n');
+  const body = Array.from(
+    { length: rows },
+    () =>
+      `<TR><TD CLASS=cell><FONT SIZE=2><B>${t.title(2)}</B><BR>${t.sentence()}<P>${t.sentence()}<LI>${t.words(4)}<LI>${t.words(3)}</FONT><TD VALIGN=top>${t.int(1, 99)}`,
+  ).join('\n');
   return `<HTML><HEAD><TITLE>${t.title(3)}</TITLE><META NAME="keywords" CONTENT="${t.words(5)}"></HEAD>
 <BODY BGCOLOR=#FFFFFF><CENTER><TABLE WIDTH=760 BORDER=0><TR><TD COLSPAN=2><IMG SRC="/images/banner.gif" ALT="${t.title(2)}"></TD></TR>
 <TR><TD WIDTH=150 VALIGN=top><A HREF="/index.html">Home</A><BR><A HREF="/links.html">Links</A><TD><H1>${t.title(3)}</H1><P>${t.sentence()}<P>${t.sentence()}

@@ -63,7 +63,10 @@ function makeText(rand) {
 
 /** Inline SVG icon as sites embed them (skipped by the pipeline, but costs bytes). */
 function svgIcon(t) {
-  const d = Array.from({ length: 6 }, () => `${t.int(0, 24)}.${t.int(0, 99)} ${t.int(0, 24)}.${t.int(0, 99)}`);
+  const d = Array.from(
+    { length: 6 },
+    () => `${t.int(0, 24)}.${t.int(0, 99)} ${t.int(0, 24)}.${t.int(0, 99)}`,
+  );
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" width="24" height="24" aria-hidden="true" class="icon icon-${t.word()}"><path fill="currentColor" d="M${d.join(' L')} Z"/></svg>`;
 }
 

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SCRAPE_RPC } from '@wds/contracts';
 import { Client } from 'pg';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- TODO(lead): allow type:test libs in app test files
 import { FIXTURE_TEXT, startFixtureSite, type FixtureSite } from '@wds/testing';
 import { startBlockingSite, startConnectProxy, type TestProxy } from '../support/proxies';
 import { startScraper, type ScraperHarness } from '../support/scraper-harness';

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- TODO(lead): allow type:test libs in app test files
 import { startFixtureSite, type FixtureSite } from '@wds/testing';
 import { startScraper, type ScraperHarness } from '../support/scraper-harness';
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { SCRAPE_RPC } from '@wds/contracts';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- TODO(lead): allow type:test libs in app test files
 import { FIXTURE_TEXT, startFixtureSite, type FixtureSite } from '@wds/testing';
 import { startScraper, type ScraperHarness } from '../support/scraper-harness';
 

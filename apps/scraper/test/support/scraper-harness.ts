@@ -15,7 +15,6 @@ import { startNats, type RunningServer } from '@wds/local-infra';
 import { Messaging } from '@wds/messaging';
 import { createLogger } from '@wds/observability';
 import { bootstrapService, type RunningService } from '@wds/service-kit';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- TODO(lead): allow type:test libs in app test files
 import { createTestDatabase } from '@wds/testing';
 import { scrapeEnvShape } from '../../src/scrape/scrape.config';
 import { ScrapeModule } from '../../src/scrape/scrape.module';

@@ -19,6 +19,8 @@ import { ScrapeDocumentChunkReply, ScrapeDocumentChunkRequest } from './scrape-d
 import { PageTask } from './page-task';
 import { JobEvent } from './job-event';
 import { DLQ_PREFIX, DeadLetter } from './dead-letter';
+import { webhookSecretRpc } from './webhook-secret';
+import { webhookDeliveriesListRpc } from './webhook-deliveries';
 
 /*
  * The internal message catalogue.
@@ -66,6 +68,10 @@ export const RPC = {
     ScrapeDocumentChunkRequest,
     ScrapeDocumentChunkReply,
   ),
+  /** A team's webhook HMAC secret, served by the gateway (owner of teams) to the webhooks service. */
+  webhookSecret: webhookSecretRpc,
+  /** A job's webhook delivery log, served by the webhooks service to the gateway. */
+  webhookDeliveriesList: webhookDeliveriesListRpc,
 } as const;
 
 /** Durable work on WDS_WORK_V1. */

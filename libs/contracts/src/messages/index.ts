@@ -12,4 +12,7 @@ export * from './scrape-get';
 export * from './page-task';
 export * from './job-event';
 export * from './dead-letter';
+export * from './webhook-secret';
+export * from './webhook-deliveries';
 export * from './scrape';
+export * from './browser-render';

@@ -9,3 +9,4 @@ export * from '../api/team';
 export * from '../api/docs-search';
 export * from '../api/admin';
 export * from '../api/webhooks';
+export * from '../api/webhook-deliveries';

@@ -252,6 +252,17 @@ export const OPERATIONS: readonly OperationDef[] = [
     errors: [400, 502, 503],
   },
   {
+    method: 'get',
+    path: '/v2/webhooks/deliveries',
+    operationId: 'getWebhookDeliveries',
+    summary: "Delivery log of a job's webhook events (attempts, status codes, last error)",
+    tag: 'Webhooks',
+    security: 'apiKey',
+    query: api.WebhookDeliveriesQuery,
+    success: ok(n('WebhookDeliveriesResponse', api.WebhookDeliveriesResponse)),
+    errors: [400, 503],
+  },
+  {
     method: 'post',
     path: '/admin/v1/teams',
     operationId: 'adminCreateTeam',

@@ -57,6 +57,8 @@ export function parseHtml(src: string): ParsedDocument {
   // list is copied out at its exact size when it closes. Growing per-element arrays with push would
   // reserve 17 slots from the second child on, which dominated allocation on large pages.
   const pending: Child[] = [];
+  /** Used length of `pending` (never shrinking the array itself, which V8 makes expensive). */
+  let top = 0;
   const starts: number[] = [0];
   let cur = root;
   let idx = 1;
@@ -78,9 +80,9 @@ export function parseHtml(src: string): ParsedDocument {
   const pop = (): void => {
     const el = stack.pop() as El;
     const start = starts.pop() as number;
-    if (pending.length > start) {
-      el.children = pending.slice(start);
-      pending.length = start;
+    if (top > start) {
+      el.children = pending.slice(start, top);
+      top = start;
     }
     const parent = stack[stack.length - 1];
     cur = parent;
@@ -130,10 +132,10 @@ export function parseHtml(src: string): ParsedDocument {
     } else {
       s = src.slice(start, end);
     }
-    const last = pending.length - 1;
+    const last = top - 1;
     if (last >= starts[starts.length - 1] && typeof pending[last] === 'string')
       pending[last] = (pending[last] as string) + s;
-    else pending.push(s);
+    else pending[top++] = s;
   };
 
   const startTag = (tag: string, traits: number, attrs: string[] | null): El | null => {
@@ -200,7 +202,7 @@ export function parseHtml(src: string): ParsedDocument {
     }
     const el = new El(tag, attrs, cur, idx++, traits);
     if (traits & T.Block) el.flags |= F.Block;
-    pending.push(el);
+    pending[top++] = el;
     if (traits & T.Collect) {
       switch (tag) {
         case 'a':
@@ -232,7 +234,7 @@ export function parseHtml(src: string): ParsedDocument {
     // recursive renderers bounded on hostile or broken markup (thousands of unclosed tags).
     if (traits & T.Void || stack.length >= MAX_DEPTH) return null;
     stack.push(el);
-    starts.push(pending.length);
+    starts.push(top);
     cur = el;
     if (traits & T.Track) {
       if (tag === 'a') inLink++;
@@ -417,7 +419,7 @@ export function parseHtml(src: string): ParsedDocument {
     }
   }
   while (stack.length > 1) pop();
-  if (pending.length > 0) root.children = pending;
+  if (top > 0) root.children = pending.slice(0, top);
   return doc;
 }
 

@@ -6,6 +6,7 @@ const URL_ATTRS = new Set(['href', 'src', 'action', 'poster', 'cite', 'data', 'b
 const SRCSET_ATTRS = new Set(['srcset', 'imagesrcset']);
 
 function escapeAttr(v: string): string {
+  if (v.indexOf('&') === -1 && v.indexOf('"') === -1) return v;
   return v.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
 }
 
@@ -37,7 +38,8 @@ export class HtmlSerializer {
 
   private element(el: El): void {
     const out = this.out;
-    out.push('<', el.tag);
+    // One string per start tag keeps the final join short (it dominated with one part per token).
+    let tag = `<${el.tag}`;
     const a = el.attrs;
     if (a !== null) {
       for (let i = 0; i < a.length; i += 2) {
@@ -50,13 +52,13 @@ export class HtmlSerializer {
         } else if (value.indexOf('"') !== -1) {
           value = value.replace(/"/g, '&quot;');
         }
-        out.push(' ', name, value === '' ? '' : `="${value}"`);
+        tag += value === '' ? ` ${name}` : ` ${name}="${value}"`;
       }
     }
-    out.push('>');
+    out.push(`${tag}>`);
     if (el.traits & T.Void) return;
     this.children(el);
-    out.push('</', el.tag, '>');
+    out.push(`</${el.tag}>`);
   }
 
   private srcset(raw: string): string {

@@ -7,6 +7,12 @@ export const JobEvent = WebhookEvent.extend({
   teamId: z.string().min(1),
   /** Absent when the job has no webhook; the event is still recorded. */
   webhook: WebhookConfig.optional(),
+  /**
+   * Producer-assigned position of the event among its job's events (increasing in emission order,
+   * gaps allowed). Orders a job's deliveries within a phase (started < pages < completed/failed);
+   * without it, the order of arrival at the webhooks service is used.
+   */
+  seq: z.number().int().nonnegative().optional(),
 });
 export type JobEvent = z.output<typeof JobEvent>;
 export type JobEventInput = z.input<typeof JobEvent>;
