@@ -190,7 +190,9 @@ describe('gateway HTTP surface', () => {
           }),
         );
       }
-      const healthy = await call(gw.url, 'GET', '/health');
+      // Discovery is a broadcast: on a loaded machine an instance may miss one round, so allow a few.
+      let healthy = await call(gw.url, 'GET', '/health');
+      for (let i = 0; i < 5 && healthy.status !== 200; i++) healthy = await call(gw.url, 'GET', '/health');
       expect(healthy.status).toBe(200);
       expect(healthy.body).toMatchObject({ status: 'ok', missing: [] });
       for (const kind of SERVICE_KINDS) expect(healthy.body.services[kind]).toBeGreaterThanOrEqual(1);

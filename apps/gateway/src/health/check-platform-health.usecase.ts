@@ -5,6 +5,8 @@ import { Messaging } from '@wds/messaging';
 import { discoverInstances } from '@wds/service-kit';
 
 const PING_TIMEOUT_MS = 2000;
+/** How long replies to the discovery broadcast are collected; a loaded node answers in well under this. */
+const DISCOVERY_WAIT_MS = 1000;
 
 export interface PlatformHealth {
   status: 'ok' | 'degraded';
@@ -41,7 +43,7 @@ export class CheckPlatformHealth {
         () => true,
         () => false,
       ),
-      natsUp ? discoverInstances(this.messaging).catch(() => []) : Promise.resolve([]),
+      natsUp ? discoverInstances(this.messaging, { timeoutMs: DISCOVERY_WAIT_MS }).catch(() => []) : Promise.resolve([]),
     ]);
     const services = Object.fromEntries(SERVICE_KINDS.map((k) => [k, 0])) as Record<ServiceKind, number>;
     for (const i of instances) services[i.kind]++;

@@ -15,4 +15,6 @@ export * from './dead-letter';
 export * from './webhook-secret';
 export * from './webhook-deliveries';
 export * from './scrape';
+export * from './jobs';
+export * from './crawl';
 export * from './browser-render';

@@ -83,6 +83,7 @@ export class MarkdownRenderer {
         return sink.push('---');
       case K.Br:
         sink.inline.push(BR);
+        sink.hasBr = true;
         return;
       case K.Img:
         return this.image(el, sink);

@@ -6,6 +6,8 @@ import { escapeLineStart, finishInline } from './text';
  */
 export class Sink {
   inline: string[] = [];
+  /** A `<br>` marker was pushed since the last paragraph (saves scanning every paragraph for one). */
+  hasBr = false;
   /** Finished blocks and their separators, joined once at the end. */
   private out: string[] | null = null;
 
@@ -22,8 +24,9 @@ export class Sink {
       this.inline.push(' ');
       return;
     }
-    const s = finishInline(this.inline);
+    const s = finishInline(this.inline, this.hasBr);
     this.inline = [];
+    this.hasBr = false;
     if (s !== '') this.add(escapeLineStart(s), false);
   }
 

@@ -56,18 +56,20 @@ export function escapeLineStart(s: string): string {
 }
 
 /** Joins an inline buffer into one paragraph: single spaces, `<br>` as hard breaks, two `<br>` as a paragraph break. */
-export function finishInline(parts: string[]): string {
-  let s = parts.join('');
+export function finishInline(parts: string[], hasBr: boolean): string {
+  let s = parts.length === 1 ? parts[0] : parts.join('');
   // A regex literal search beats indexOf for this needle on two-byte strings.
   if (DOUBLE_SPACE.test(s)) s = s.replace(/ {2,}/g, ' ');
-  if (s.indexOf(BR) !== -1) {
+  if (hasBr) {
     s = s
       .replace(/ *\u0001 */g, BR)
       .replace(/^\u0001+|\u0001+$/g, '')
       .replace(/\u0001{2,}/g, '\n\n')
       .replace(/\u0001/g, '  \n');
   }
-  return s.trim();
+  const first = s.charCodeAt(0);
+  const last = s.charCodeAt(s.length - 1);
+  return first === 32 || last === 32 || first === 10 || last === 10 ? s.trim() : s;
 }
 
 /** Inline content for one-line contexts (headings, link text, table cells). */

@@ -8,6 +8,8 @@ export const PageTask = z.object({
   url: z.string().min(1),
   depth: z.int().min(0),
   attempt: z.int().min(0).optional(),
+  /** The job's de-duplication key of `url` (the page row's key); absent in older tasks. */
+  urlKey: z.string().min(1).optional(),
 });
 export type PageTask = z.output<typeof PageTask>;
 

@@ -1,0 +1,107 @@
+import type { Logger } from '@wds/observability';
+import type { AttemptDeliveryUseCase } from './attempt-delivery.usecase';
+import type { DeliveryStore } from './delivery-store';
+
+export interface LoopSettings {
+  /** Attempts in flight in this replica at most. */
+  concurrency: number;
+  /** Attempts in flight to one destination (scheme://host:port) across all replicas at most. */
+  perDestination: number;
+  /** How often due deliveries are looked for when nothing wakes the loop earlier. */
+  pollIntervalMs: number;
+  /** How long a claimed delivery stays with this replica; longer than an attempt can take. */
+  leaseMs: number;
+  instance: string;
+}
+
+/**
+ * Works off the outbox: claims due deliveries (every replica runs one; the claim is
+ * `FOR UPDATE SKIP LOCKED`, so replicas never attempt the same delivery at once), runs their attempts
+ * concurrently within the caps, and claims again when an attempt ends, a new event is recorded, or
+ * the poll interval passes.
+ */
+export class DeliveryLoop {
+  private readonly inflight = new Set<Promise<void>>();
+  private running = false;
+  private claiming: Promise<void> | undefined;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly store: DeliveryStore,
+    private readonly attempt: AttemptDeliveryUseCase,
+    private readonly settings: LoopSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.running = true;
+    this.wake();
+  }
+
+  /** Look for due deliveries now (new event recorded, attempt finished). */
+  wake(): void {
+    if (!this.running) return;
+    if (this.claiming) {
+      this.again = true;
+      return;
+    }
+    this.claiming = this.claimLoop().finally(() => {
+      this.claiming = undefined;
+      // A wake-up that came while the last claim was running must not wait for the next poll.
+      if (this.again && this.running) this.wake();
+      else this.arm();
+    });
+  }
+
+  /** Stops claiming and waits for the attempts in flight (each ends within its timeout). */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    await this.claiming;
+    await Promise.all([...this.inflight]);
+  }
+
+  get inFlight(): number {
+    return this.inflight.size;
+  }
+
+  private arm(): void {
+    clearTimeout(this.timer);
+    if (!this.running) return;
+    this.timer = setTimeout(() => this.wake(), this.settings.pollIntervalMs);
+    this.timer.unref();
+  }
+
+  private async claimLoop(): Promise<void> {
+    try {
+      do {
+        this.again = false;
+        const free = this.settings.concurrency - this.inflight.size;
+        if (free <= 0) return;
+        const claimed = await this.store.claim({
+          limit: free,
+          perDestination: this.settings.perDestination,
+          leaseMs: this.settings.leaseMs,
+          instance: this.settings.instance,
+        });
+        for (const delivery of claimed) {
+          const task: Promise<void> = this.attempt
+            .execute(delivery)
+            .catch((err: unknown) =>
+              this.logger.error({ err, webhookId: delivery.webhookId }, 'delivery attempt crashed'),
+            )
+            .finally(() => {
+              this.inflight.delete(task);
+              this.wake();
+            });
+          this.inflight.add(task);
+        }
+        // A full batch suggests more are due.
+        if (claimed.length === free) this.again = true;
+      } while (this.again && this.running);
+    } catch (err) {
+      this.logger.warn({ err }, 'claiming due deliveries failed; will retry');
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import {
+  EVENTS,
+  WebhookConfig,
+  webhookEventType,
+  webhookWants,
+  type Document,
+  type JobEventInput,
+  type WebhookEventKind,
+} from '@wds/contracts';
+import type { Messaging } from '@wds/messaging';
+import type { JobRow } from './job.types';
+
+/** A page document larger than this travels trimmed (metadata only) in its event. */
+export const EVENT_DOCUMENT_MAX_BYTES = 256 * 1024;
+
+/** A UUID derived from `parts`, so a re-published event keeps its webhookId (and JetStream msgId). */
+export function stableUuid(...parts: string[]): string {
+  const h = createHash('sha1').update(parts.join('\u0000')).digest();
+  h[6] = (h[6] & 0x0f) | 0x50;
+  h[8] = (h[8] & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+export interface PageEventInput {
+  urlKey: string;
+  success: boolean;
+  document?: Document;
+  documentBytes?: number;
+  error?: string;
+}
+
+/**
+ * Publishes job lifecycle events on `EVENTS.job` in the webhook body shape, with the job's webhook
+ * config and team, for the webhooks service. Lifecycle events are always published (recorded
+ * even without a webhook); page events only when the job's webhook wants them, because they
+ * carry documents and the events stream keeps messages for days.
+ */
+export class JobEvents {
+  constructor(
+    private readonly messaging: Messaging,
+    private readonly jobKind: 'crawl' | 'batch',
+  ) {}
+
+  async lifecycle(job: JobRow, kind: Exclude<WebhookEventKind, 'page'>, error?: string): Promise<void> {
+    const success = kind !== 'failed';
+    await this.send(job, kind, stableUuid(job.id, kind), { success, data: [], ...(error ? { error } : {}) });
+  }
+
+  async page(job: JobRow, input: PageEventInput): Promise<void> {
+    const webhook = this.webhookOf(job);
+    if (!webhook || !webhookWants(webhook, 'page')) return;
+    let data: Document[] = [];
+    if (input.document) {
+      const small = (input.documentBytes ?? 0) <= EVENT_DOCUMENT_MAX_BYTES;
+      data = [
+        small
+          ? input.document
+          : {
+              metadata: input.document.metadata,
+              warning: `Document too large for an event; read it from GET /v2/${this.jobKind === 'crawl' ? 'crawl' : 'batch/scrape'}/${job.id}`,
+            },
+      ];
+    }
+    await this.send(job, 'page', stableUuid(job.id, 'page', input.urlKey), {
+      success: input.success,
+      data,
+      ...(input.error ? { error: input.error } : {}),
+    });
+  }
+
+  private webhookOf(job: JobRow): WebhookConfig | undefined {
+    if (!job.webhook) return undefined;
+    const parsed = WebhookConfig.safeParse(job.webhook);
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  private async send(
+    job: JobRow,
+    kind: WebhookEventKind,
+    webhookId: string,
+    body: { success: boolean; data: Document[]; error?: string },
+  ): Promise<void> {
+    const webhook = this.webhookOf(job);
+    const event: JobEventInput = {
+      ...body,
+      type: webhookEventType(this.jobKind, kind),
+      id: job.id,
+      webhookId,
+      teamId: job.teamId,
+      ...(webhook ? { webhook, ...(webhook.metadata ? { metadata: webhook.metadata } : {}) } : {}),
+    };
+    await this.messaging.publish(EVENTS.job, event, { msgId: webhookId });
+  }
+}
