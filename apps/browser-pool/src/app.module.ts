@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
+import { RenderModule } from './render/render.module';
 
 /** Root feature module of the browser-pool service; platform providers (config, logger, NATS, PostgreSQL) are global. */
 @Module({
-  imports: [],
+  imports: [RenderModule],
 })
 export class AppModule {}

@@ -1,6 +1,25 @@
-import { CommonEnv } from '@wds/config';
-import type { z } from 'zod';
+import { CommonEnv, envBool, envInt, envList } from '@wds/config';
+import { z } from 'zod';
 
-/** Environment of the browser-pool service: the common variables; its own are added here as features land. */
-export const BrowserPoolConfig = CommonEnv.extend({});
+/** Environment of the browser-pool feature (see README). */
+export const browserPoolEnvShape = {
+  /** Chromium binary; Debian's package. A browser is never downloaded. */
+  WDS_CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  WDS_BROWSER_PROCESSES: envInt({ min: 1, max: 16 }).default(2),
+  WDS_BROWSER_CAPACITY: envInt({ min: 1, max: 256 }).default(8),
+  WDS_BROWSER_RECYCLE_JOBS: envInt({ min: 1 }).default(200),
+  WDS_BROWSER_RECYCLE_MB: envInt({ min: 64 }).default(1500),
+  WDS_BROWSER_LAUNCH_STAGGER_MS: envInt({ min: 0, max: 60_000 }).default(500),
+  /** Network-idle wait after load: quiet period and cap. */
+  WDS_BROWSER_IDLE_MS: envInt({ min: 0, max: 10_000 }).default(100),
+  WDS_BROWSER_IDLE_CAP_MS: envInt({ min: 0, max: 60_000 }).default(2_000),
+  /** Extra Adblock Plus list files (e.g. EasyList mounted from a ConfigMap), added to the bundled list. */
+  WDS_BROWSER_FILTER_LISTS: envList().default([]),
+  /** Store screenshots/PDFs in the JetStream object store; false = base64 inline in the answer. */
+  WDS_ARTIFACTS_STORE: envBool().default(true),
+  WDS_ARTIFACT_TTL_HOURS: envInt({ min: 1 }).default(24),
+  WDS_REPLAY_RETENTION_HOURS: envInt({ min: 1 }).default(24),
+};
+
+export const BrowserPoolConfig = CommonEnv.extend(browserPoolEnvShape);
 export type BrowserPoolConfig = z.output<typeof BrowserPoolConfig>;

@@ -1,6 +1,21 @@
-import { CommonEnv } from '@wds/config';
+import { CommonEnv, envInt } from '@wds/config';
 import type { z } from 'zod';
 
-/** Environment of the crawler service: the common variables; its own are added here as features land. */
-export const CrawlerConfig = CommonEnv.extend({});
+/** Environment of the crawler service. */
+export const CrawlerConfig = CommonEnv.extend({
+  /** How long crawl results (status, documents, errors) are kept after the crawl starts. */
+  WDS_CRAWL_RETENTION_HOURS: envInt({ min: 1 }).default(24),
+  /** Page tasks this process works on at once (across all crawls). */
+  WDS_CRAWL_WORKER_CONCURRENCY: envInt({ min: 1, max: 1000 }).default(64),
+  /** JetStream ack wait of page tasks: how soon a task of a dead worker is redelivered. */
+  WDS_CRAWL_ACK_WAIT_MS: envInt({ min: 1000 }).default(90_000),
+  /** Watchdog pass interval. */
+  WDS_CRAWL_WATCHDOG_INTERVAL_MS: envInt({ min: 100 }).default(15_000),
+  /** A dispatched page unfinished this long is published again. */
+  WDS_CRAWL_REDISPATCH_MS: envInt({ min: 1000 }).default(600_000),
+  /** A crawl without progress this long is reconciled (and re-seeded if its kickoff was lost). */
+  WDS_CRAWL_RECONCILE_MS: envInt({ min: 1000 }).default(60_000),
+  /** A crawl without progress this long fails with the reason in its errors. */
+  WDS_CRAWL_STALL_FAIL_MS: envInt({ min: 1000 }).default(1_800_000),
+});
 export type CrawlerConfig = z.output<typeof CrawlerConfig>;

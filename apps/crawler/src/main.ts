@@ -2,14 +2,7 @@
 import { startTelemetry } from '@wds/observability';
 startTelemetry({ serviceName: 'crawler' });
 
-import path from 'node:path';
 import { runServiceMain } from '@wds/service-kit';
-import { AppModule } from './app.module';
-import { CrawlerConfig } from './config';
+import { crawlerServiceOptions } from './crawler.service';
 
-runServiceMain({
-  kind: 'crawler',
-  module: AppModule,
-  configSchema: CrawlerConfig,
-  migrations: { schema: 'crawler', dir: path.join(__dirname, '..', 'migrations') },
-});
+runServiceMain(crawlerServiceOptions());

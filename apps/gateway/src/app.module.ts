@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
 import { BootstrapModule } from './bootstrap/bootstrap.module';
+import { CrawlModule } from './crawl/crawl.module';
 import { HealthModule } from './health/health.module';
 import { HttpModule } from './http/http.module';
 import { LimitsModule } from './limits/limits.module';
@@ -19,6 +20,7 @@ import { PendingRoutesModule } from './v2/pending-routes.module';
     HealthModule,
     OpenApiModule,
     ScrapeModule,
+    CrawlModule,
     PendingRoutesModule,
   ],
 })

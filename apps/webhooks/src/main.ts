@@ -2,14 +2,7 @@
 import { startTelemetry } from '@wds/observability';
 startTelemetry({ serviceName: 'webhooks' });
 
-import path from 'node:path';
 import { runServiceMain } from '@wds/service-kit';
-import { AppModule } from './app.module';
-import { WebhooksConfig } from './config';
+import { webhooksServiceOptions } from './webhooks.service';
 
-runServiceMain({
-  kind: 'webhooks',
-  module: AppModule,
-  configSchema: WebhooksConfig,
-  migrations: { schema: 'webhooks', dir: path.join(__dirname, '..', 'migrations') },
-});
+runServiceMain(webhooksServiceOptions());

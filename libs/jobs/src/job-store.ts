@@ -77,6 +77,15 @@ export class JobStore {
     return rows[0] ? toJob(rows[0]) : undefined;
   }
 
+  /** Whether the page still waits for its result (queued or dispatched). */
+  async isPending(jobId: string, urlKey: string): Promise<boolean> {
+    const { rows } = await this.db.query<{ status: string }>(
+      `SELECT status FROM ${this.pages} WHERE job_id = $1 AND url_key = $2`,
+      [jobId, urlKey],
+    );
+    return rows[0]?.status === 'dispatched' || rows[0]?.status === 'queued';
+  }
+
   /**
    * Adds pages to the job (the start pages, or links found on a page) within its limit, marks it
    * seeded when asked, and claims pages to dispatch. Only URLs whose key is new are inserted.
@@ -363,7 +372,7 @@ export class JobStore {
 
 const JOB_COLUMNS = `id, team_id, kind, status, url, options, page_limit, concurrency, delay_ms, webhook,
   zero_data_retention, discovered, succeeded, failed, inflight, credits_used, seeded, robots_txt, error,
-  created_at, expires_at`;
+  created_at, progressed_at, expires_at`;
 
 interface RawJob {
   id: string;
@@ -386,6 +395,7 @@ interface RawJob {
   robots_txt: string | null;
   error: string | null;
   created_at: Date;
+  progressed_at: Date;
   expires_at: Date;
 }
 
@@ -411,6 +421,7 @@ function toJob(r: RawJob): JobRow {
     robotsTxt: r.robots_txt ?? undefined,
     error: r.error ?? undefined,
     createdAt: r.created_at,
+    progressedAt: r.progressed_at,
     expiresAt: r.expires_at,
   };
 }

@@ -37,6 +37,8 @@ export interface JobRow {
   robotsTxt?: string;
   error?: string;
   createdAt: Date;
+  /** Last time a page finished or pages were added. */
+  progressedAt: Date;
   expiresAt: Date;
 }
 

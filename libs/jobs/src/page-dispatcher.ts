@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PageTask, StreamMessageDef } from '@wds/contracts';
+import type { PageTask as PageTaskSchema } from '@wds/contracts';
 import type { Messaging } from '@wds/messaging';
 import type { ClaimedPage } from './job.types';
 
@@ -7,7 +8,7 @@ import type { ClaimedPage } from './job.types';
 export class PageDispatcher {
   constructor(
     private readonly messaging: Messaging,
-    private readonly subject: StreamMessageDef,
+    private readonly subject: StreamMessageDef<typeof PageTaskSchema>,
     private readonly jobKind: PageTask['jobKind'],
   ) {}
 

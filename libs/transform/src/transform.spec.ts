@@ -157,6 +157,14 @@ describe('malformed HTML', () => {
     expect(md('<p>x</p><!-- never closed <p>y</p>')).toBe('x');
   });
 
+  it('skips script/svg bodies robustly: markup-like strings, uppercase end tags, nested svg', () => {
+    expect(md('<p>a</p><SCRIPT>if (x < y) document.write("</div><p>no</p>")</SCRIPT ><p>b</p>')).toBe(
+      'a\n\nb',
+    );
+    expect(md('<p>a</p><svg><svg><text>no</text></svg><text>no</text></svg><p>b</p>')).toBe('a\n\nb');
+    expect(md('<p>a</p><script>var s = "</scripts>";</script><p>b</p>')).toBe('a\n\nb');
+  });
+
   it('stays bounded on thousands of unclosed elements', () => {
     const deep = `${'<div><span>'.repeat(5000)}deep text`;
     expect(md(deep)).toBe('deep text');

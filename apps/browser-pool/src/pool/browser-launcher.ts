@@ -33,6 +33,8 @@ export class ChromiumLauncher extends BrowserLauncher {
   constructor(
     private readonly executablePath: string,
     private readonly processes: ProcessTable,
+    /** Every connection of the browser goes through this proxy (network policy); loopback included. */
+    private readonly proxyUrl: () => string,
   ) {
     super();
   }
@@ -45,6 +47,7 @@ export class ChromiumLauncher extends BrowserLauncher {
       args: CHROMIUM_ARGS,
       // As root the Chromium sandbox cannot start; isolation comes from the container and contexts.
       chromiumSandbox: false,
+      proxy: { server: this.proxyUrl() },
       handleSIGINT: false,
       handleSIGTERM: false,
       handleSIGHUP: false,

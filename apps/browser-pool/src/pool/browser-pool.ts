@@ -99,6 +99,11 @@ export class BrowserPool<C> {
     };
   }
 
+  /** Main process ids of the running browsers (operations, tests). */
+  browserPids(): number[] {
+    return [...this.entries].flatMap((e) => (e.pid === undefined ? [] : [e.pid]));
+  }
+
   /**
    * Runs `job` in a fresh context. Refuses at once when the replica is at capacity or draining, so the
    * caller can try another replica instead of queueing here.
@@ -220,6 +225,7 @@ export class BrowserPool<C> {
   }
 
   private async launchOne(attempt = 0): Promise<void> {
+    process.stderr.write('DBG launchOne '+this.stopped+'\n');
     if (this.stopped) return;
     try {
       const { browser, pid } = await this.launcher.launch();
@@ -252,6 +258,7 @@ export class BrowserPool<C> {
   }
 
   private onDisconnected(entry: Entry): void {
+    process.stderr.write('DBG disc '+entry.closing+'\n');
     this.entries.delete(entry);
     if (entry.closing) return;
     this.counters.crashes++;

@@ -103,12 +103,15 @@ async function runAction(page: Page, a: PageAction, deadline: Deadline, out: Act
 async function scroll(page: Page, direction: 'up' | 'down', selector: string | undefined, timeout: number) {
   const sign = direction === 'up' ? -1 : 1;
   if (selector === undefined) {
-    await page.evaluate((s) => window.scrollBy(0, s * window.innerHeight), sign);
+    await page.evaluate(`window.scrollBy(0, ${sign} * window.innerHeight)`);
     return;
   }
-  const el = page.locator(selector).first();
-  await el.waitFor({ state: 'attached', timeout });
-  await el.evaluate((node, s) => node.scrollBy(0, s * (node.clientHeight || window.innerHeight)), sign);
+  await page.locator(selector).first().waitFor({ state: 'attached', timeout });
+  // In-page code as source text: this project compiles without DOM typings.
+  await page.evaluate(`(() => {
+    const node = document.querySelector(${JSON.stringify(selector)});
+    if (node) node.scrollBy(0, ${sign} * (node.clientHeight || window.innerHeight));
+  })()`);
 }
 
 /**

@@ -19,10 +19,9 @@ export async function takeScreenshot(
   const type = opts.quality !== undefined ? 'jpeg' : 'png';
   let clip: { x: number; y: number; width: number; height: number } | undefined;
   if (opts.fullPage) {
-    const size = await page.evaluate(() => ({
-      width: document.documentElement.scrollWidth,
-      height: document.documentElement.scrollHeight,
-    }));
+    const size = (await page.evaluate(
+      '({ width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight })',
+    )) as { width: number; height: number };
     if (size.height > MAX_FULL_PAGE_HEIGHT)
       clip = { x: 0, y: 0, width: size.width, height: MAX_FULL_PAGE_HEIGHT };
   }

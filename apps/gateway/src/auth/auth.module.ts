@@ -20,6 +20,6 @@ import { AuthenticateApiKey } from './authenticate-api-key.usecase';
     AuthInvalidation,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
   ],
-  exports: [AuthInvalidation],
+  exports: [AuthInvalidation, AuthenticateApiKey],
 })
 export class AuthModule {}

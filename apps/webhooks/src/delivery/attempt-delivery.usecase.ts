@@ -77,9 +77,13 @@ export class AttemptDeliveryUseCase {
       outcome,
     );
     if (!recorded) log.warn('delivery lease was lost during the attempt; outcome not recorded');
-    else if (outcome.kind === 'delivered') log.debug({ statusCode, durationMs, attempt: attemptNo }, 'delivered');
+    else if (outcome.kind === 'delivered')
+      log.debug({ statusCode, durationMs, attempt: attemptNo }, 'delivered');
     else if (outcome.kind === 'retry')
-      log.info({ statusCode, error, attempt: attemptNo, retryInMs: outcome.delayMs }, 'delivery attempt failed');
+      log.info(
+        { statusCode, error, attempt: attemptNo, retryInMs: outcome.delayMs },
+        'delivery attempt failed',
+      );
     else log.warn({ statusCode, reason: outcome.reason, attempt: attemptNo }, 'delivery failed');
   }
 
@@ -87,7 +91,8 @@ export class AttemptDeliveryUseCase {
     if (error === null) return { kind: 'delivered' };
     if (permanent) return { kind: 'failed', reason: error };
     const delayMs = retryDelayMs(this.settings.schedule, attemptNo, this.random);
-    if (delayMs === undefined) return { kind: 'failed', reason: `gave up after ${attemptNo} attempts: ${error}` };
+    if (delayMs === undefined)
+      return { kind: 'failed', reason: `gave up after ${attemptNo} attempts: ${error}` };
     return { kind: 'retry', delayMs };
   }
 }
@@ -95,8 +100,10 @@ export class AttemptDeliveryUseCase {
 function describeFailure(err: unknown): string {
   if (err instanceof ServiceError) {
     const reason = (err.details as { reason?: unknown } | undefined)?.reason;
-    if (reason === 'too_many_redirects') return 'receiver answered with a redirect; redirects are not followed';
-    if (err.code === 'DESTINATION_BLOCKED') return `destination refused by the network policy: ${err.message}`;
+    if (reason === 'too_many_redirects')
+      return 'receiver answered with a redirect; redirects are not followed';
+    if (err.code === 'DESTINATION_BLOCKED')
+      return `destination refused by the network policy: ${err.message}`;
     return err.message;
   }
   return err instanceof Error ? err.message : String(err);

@@ -101,6 +101,8 @@ export class DeliveryLoop {
         if (claimed.length === free) this.again = true;
       } while (this.again && this.running);
     } catch (err) {
+      // Back to the poll interval: retrying at once would spin while PostgreSQL is unreachable.
+      this.again = false;
       this.logger.warn({ err }, 'claiming due deliveries failed; will retry');
     }
   }

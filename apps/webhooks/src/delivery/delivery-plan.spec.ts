@@ -45,7 +45,10 @@ describe('planDelivery', () => {
   it('keeps custom headers but not the ones the transport and signature own', () => {
     const plan = planDelivery({
       ...base,
-      webhook: { url: base.webhook!.url, headers: { 'X-Token': 't', 'Content-Type': 'text/plain', Host: 'x' } },
+      webhook: {
+        url: base.webhook!.url,
+        headers: { 'X-Token': 't', 'Content-Type': 'text/plain', Host: 'x' },
+      },
     })!;
     expect(plan.headers).toEqual({ 'X-Token': 't' });
   });

@@ -23,9 +23,7 @@ export interface AttemptRecord {
 }
 
 export type AttemptOutcome =
-  | { kind: 'delivered' }
-  | { kind: 'retry'; delayMs: number }
-  | { kind: 'failed'; reason: string };
+  { kind: 'delivered' } | { kind: 'retry'; delayMs: number } | { kind: 'failed'; reason: string };
 
 export interface ClaimOptions {
   limit: number;
@@ -84,7 +82,13 @@ interface ListRow {
   phase: number;
   seq: string;
   serial: string;
-  history: { attempt: number; at: string; statusCode: number | null; error: string | null; durationMs: number }[];
+  history: {
+    attempt: number;
+    at: string;
+    statusCode: number | null;
+    error: string | null;
+    durationMs: number;
+  }[];
 }
 
 const CURSOR = /^(\d+)\.(\d+)\.(\d+)$/;
@@ -100,10 +104,10 @@ export class PgDeliveryStore extends DeliveryStore {
     const res = await this.db.query(
       `INSERT INTO webhooks.deliveries
          (webhook_id, team_id, job_id, type, url, destination, phase, seq, headers, body, next_attempt_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
+       VALUES ($1, $2, $3, $4, $5, $6, $7::smallint, $8, $9, $10,
          now() + CASE
-           WHEN $7 = 2 THEN $11::int
-           WHEN $7 = 1 AND $12 AND NOT EXISTS (
+           WHEN $7::smallint = 2 THEN $11::int
+           WHEN $7::smallint = 1 AND $12 AND NOT EXISTS (
              SELECT 1 FROM webhooks.deliveries WHERE job_id = $3 AND phase = 0) THEN $11::int
            ELSE 0 END * interval '1 millisecond')
        ON CONFLICT (webhook_id) DO NOTHING`,
@@ -216,7 +220,8 @@ export class PgDeliveryStore extends DeliveryStore {
 
   async list(teamId: string, jobId: string, limit: number, cursor?: string): Promise<DeliveryPage> {
     const after = cursor ? CURSOR.exec(cursor) : null;
-    if (cursor && !after) throw new ServiceError(ErrorCode.BAD_REQUEST, 'cursor is not a cursor this endpoint issued');
+    if (cursor && !after)
+      throw new ServiceError(ErrorCode.BAD_REQUEST, 'cursor is not a cursor this endpoint issued');
     const { rows } = await this.db.query<ListRow>(
       `SELECT d.webhook_id, d.type, d.url, d.status, d.attempts, d.last_status, d.last_error, d.created_at,
               d.delivered_at, d.next_attempt_at, d.phase, d.seq, d.serial,
@@ -259,5 +264,4 @@ export class PgDeliveryStore extends DeliveryStore {
     );
     return res.rowCount ?? 0;
   }
-
 }

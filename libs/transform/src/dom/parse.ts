@@ -1,4 +1,5 @@
 import { Child, El, F } from './node';
+import { C, hasName, isAlpha, isWs, rawTextEnd } from './chars';
 import { NameTable } from './intern';
 import { KNOWN_ATTRIBUTES, KNOWN_TAGS, T, tagTraits } from './tags';
 
@@ -20,26 +21,6 @@ export interface ParsedDocument {
   anchors: El[];
   /** `<img>` and `<source>` elements. */
   images: El[];
-}
-
-const enum C {
-  Lt = 60,
-  Gt = 62,
-  Slash = 47,
-  Bang = 33,
-  Question = 63,
-  Eq = 61,
-  Dq = 34,
-  Sq = 39,
-  Dash = 45,
-}
-
-function isWs(c: number): boolean {
-  return c === 32 || c === 10 || c === 9 || c === 13 || c === 12;
-}
-
-function isAlpha(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
 }
 
 /**
@@ -263,35 +244,6 @@ export function parseHtml(src: string): ParsedDocument {
     }
   };
 
-  /** Index just past `</tag` + `>` for raw-text elements, or n. Nested same-name elements are counted for svg/math. */
-  const skipTo = (from: number, tag: string, nested: boolean): [number, number] => {
-    let depth = 0;
-    let pos = from;
-    for (;;) {
-      const close = indexOfCi(src, `</${tag}`, pos, n);
-      if (close === -1) return [n, n];
-      const after = src.charCodeAt(close + 2 + tag.length);
-      if (!(isWs(after) || after === C.Gt || after === C.Slash || Number.isNaN(after))) {
-        pos = close + 2;
-        continue;
-      }
-      if (nested) {
-        let open = indexOfCi(src, `<${tag}`, pos, close);
-        while (open !== -1) {
-          depth++;
-          open = indexOfCi(src, `<${tag}`, open + 1, close);
-        }
-        pos = close + 2;
-        if (depth > 0) {
-          depth--;
-          continue;
-        }
-      }
-      const gt = src.indexOf('>', close);
-      return [close, gt === -1 ? n : gt + 1];
-    }
-  };
-
   let i = 0;
   while (i < n) {
     const lt = src.indexOf('<', i);
@@ -372,12 +324,13 @@ export function parseHtml(src: string): ParsedDocument {
       const attrs = attrCount === 0 ? null : scratch.slice(0, attrCount);
       const traits = tagTraits(tag);
       if (traits & T.Skip) {
-        if (!selfClosing) i = skipTo(i, tag, tag === 'svg' || tag === 'math' || tag === 'template')[1];
+        if (!selfClosing)
+          i = rawTextEnd(src, i, tag, tag === 'svg' || tag === 'math' || tag === 'template')[1];
         continue;
       }
       const el = startTag(tag, traits, attrs);
       if (el !== null && traits & T.RawText) {
-        const [close, next] = skipTo(i, tag, false);
+        const [close, next] = rawTextEnd(src, i, tag, false);
         if (close > i) addText(i, close);
         if (tag === 'title' && doc.title === null) doc.title = el;
         pop();
@@ -421,29 +374,6 @@ export function parseHtml(src: string): ParsedDocument {
   while (stack.length > 1) pop();
   if (top > 0) root.children = pending.slice(0, top);
   return doc;
-}
-
-function hasName(attrs: string[], count: number, name: string): boolean {
-  for (let k = 0; k < count; k += 2) if (attrs[k] === name) return true;
-  return false;
-}
-
-/**
- * indexOf of `<tag` / `</tag` (needle lower-case) matching the tag name case-insensitively, for
- * matches starting before `limit`.
- */
-function indexOfCi(hay: string, needle: string, from: number, limit: number): number {
-  const prefix = needle.charCodeAt(1) === C.Slash ? '</' : '<';
-  const first = prefix.length;
-  let pos = from;
-  for (;;) {
-    const at = hay.indexOf(prefix, pos);
-    if (at === -1 || at >= limit) return -1;
-    let k = first;
-    while (k < needle.length && (hay.charCodeAt(at + k) | 0x20) === needle.charCodeAt(k)) k++;
-    if (k === needle.length) return at;
-    pos = at + 1;
-  }
 }
 
 const MAX_DEPTH = 400;

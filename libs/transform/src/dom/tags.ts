@@ -21,6 +21,10 @@ export const enum T {
   Collect = 512,
   /** Tracked by the tree builder when it closes (table, h1, a, p, pre). */
   Track = 1024,
+  /** Boilerplate by tag for the main-content filter (nav, aside, page header/footer, ...). */
+  BoilerplateTag = 2048,
+  /** Never boilerplate by itself (inline text-level tags, headings, document roots). */
+  NotBoilerplate = 4096,
 }
 
 /** Markdown handler of a tag, stored above the trait bits (`traits >> KIND_SHIFT`). */
@@ -75,6 +79,12 @@ add('head title textarea select datalist option optgroup input canvas video audi
 add('html body li dd dt tr td th thead tbody tfoot option optgroup a h1 h2 h3 h4 h5 h6', T.Implies);
 add('a area img source meta link base html body', T.Collect);
 add('table h1 a p pre listing textarea', T.Track);
+add('nav aside dialog search button header footer', T.BoilerplateTag);
+add(
+  'a span b strong em i img code pre h1 h2 h3 br html body abbr sup sub small time label mark q s u kbd ' +
+    'cite dfn var samp del ins wbr source picture',
+  T.NotBoilerplate,
+);
 
 function kind(tags: string, k: K): void {
   add(tags, k << KIND_SHIFT);

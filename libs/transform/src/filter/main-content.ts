@@ -1,4 +1,5 @@
 import { El, F } from '../dom/node';
+import { T } from '../dom/tags';
 
 const enum Kind {
   None = 0,
@@ -39,35 +40,13 @@ interface Scan {
 }
 
 function classify(el: El, role: string | undefined, inContent: boolean): Kind {
-  const tag = el.tag;
-  switch (tag) {
-    case 'nav':
-    case 'aside':
-    case 'dialog':
-    case 'search':
-    case 'button':
-      return Kind.Strong;
-    case 'header':
-    case 'footer':
-      // Article/section headers hold the title and byline; only page-level ones are boilerplate.
-      if (!inContent && !(el.flags & F.HasH1)) return Kind.Strong;
-      break;
-    case 'a':
-    case 'span':
-    case 'b':
-    case 'strong':
-    case 'em':
-    case 'i':
-    case 'img':
-    case 'code':
-    case 'pre':
-    case 'h1':
-    case 'h2':
-    case 'h3':
-    case 'br':
-    case 'html':
-    case 'body':
-      return Kind.None;
+  const traits = el.traits;
+  if (traits & T.NotBoilerplate) return Kind.None;
+  if (traits & T.BoilerplateTag) {
+    const tag = el.tag;
+    // Article/section headers hold the title and byline; only page-level ones are boilerplate.
+    if (tag !== 'header' && tag !== 'footer') return Kind.Strong;
+    if (!inContent && !(el.flags & F.HasH1)) return Kind.Strong;
   }
   const attrs = el.attrs;
   if (attrs === null) return Kind.None;
@@ -76,9 +55,15 @@ function classify(el: El, role: string | undefined, inContent: boolean): Kind {
     if (STRONG_ROLES.has(r)) return Kind.Strong;
     if ((r === 'banner' || r === 'contentinfo') && !inContent && !(el.flags & F.HasH1)) return Kind.Strong;
   }
-  if (el.rawAttr('aria-modal') === 'true') return Kind.Strong;
-  const cls = el.rawAttr('class');
-  const id = el.rawAttr('id');
+  // One pass over the attributes instead of a lookup per name.
+  let cls: string | undefined;
+  let id: string | undefined;
+  for (let i = 0; i < attrs.length; i += 2) {
+    const name = attrs[i];
+    if (name === 'class') cls = attrs[i + 1];
+    else if (name === 'id') id = attrs[i + 1];
+    else if (name === 'aria-modal' && attrs[i + 1] === 'true') return Kind.Strong;
+  }
   if (cls === undefined && id === undefined) return Kind.None;
   const s = cls === undefined ? id! : id === undefined ? cls : `${cls} ${id}`;
   if (CONSENT.test(s)) return Kind.Strong;

@@ -58,7 +58,8 @@ export class MarkdownRenderer {
   }
 
   private text(raw: string, sink: Sink): void {
-    sink.inline.push(inlineText(raw));
+    // The parser turns blank runs outside <pre> into these two constants.
+    sink.inline.push(raw === ' ' || raw === '\n' ? ' ' : inlineText(raw));
   }
 
   element(el: El, sink: Sink): void {

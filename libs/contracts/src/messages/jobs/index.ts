@@ -71,7 +71,7 @@ export const JobActiveItem = z.object({
 });
 export const JobActiveReply = z.object({ jobs: z.array(JobActiveItem) });
 
-type JobRpcs<S extends string> = {
+export type JobRpcs<S extends string = string> = {
   status: RpcDef<typeof JobStatusRequest, typeof JobStatusReply, `wds.${S}.v1.${string}.status`>;
   documentChunk: RpcDef<typeof JobDocumentChunkRequest, typeof JobDocumentChunkReply>;
   cancel: RpcDef<typeof JobRef, typeof JobCancelReply>;
@@ -114,3 +114,6 @@ export function jobPageConsumer(durable: string, filterSubject: string): Consume
     maxDeliver: 8,
   };
 }
+
+/** The job RPCs of any page-job service (crawler, batch). */
+export type JobRpcSet = JobRpcs<ServiceKind>;

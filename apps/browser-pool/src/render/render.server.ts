@@ -1,0 +1,88 @@
+import {
+  Inject,
+  Injectable,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { metrics } from '@opentelemetry/api';
+import { BROWSER_POOL_RPC, ServiceError } from '@wds/contracts';
+import { Messaging } from '@wds/messaging';
+import type { Logger } from '@wds/observability';
+import { APP_CONFIG, LOGGER } from '@wds/service-kit';
+import { ObjectStoreArtifacts, ArtifactStore } from '../artifacts/artifact-store';
+import type { BrowserPoolConfig } from '../config';
+import { BrowserPool } from '../pool/browser-pool';
+import { ReplayStore } from '../replay/replay-store';
+import type { JobContext } from './job-context';
+import { PolicyProxy } from './policy-proxy';
+import { RenderPageUseCase } from './render-page.usecase';
+
+const PURGE_INTERVAL_MS = 10 * 60 * 1000;
+
+/**
+ * Starts the pool, serves the browser-pool RPCs in the `browser-pool` queue group, exports capacity
+ * metrics, and drains on shutdown: new work is refused (callers retry another replica), running jobs
+ * finish within SHUTDOWN_GRACE_MS, then the browsers close before NATS drains.
+ */
+@Injectable()
+export class RenderServer implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private purgeTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly messaging: Messaging,
+    private readonly pool: BrowserPool<JobContext>,
+    private readonly render: RenderPageUseCase,
+    private readonly replay: ReplayStore,
+    private readonly artifacts: ArtifactStore,
+    private readonly proxy: PolicyProxy,
+    @Inject(APP_CONFIG) private readonly config: BrowserPoolConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (this.artifacts instanceof ObjectStoreArtifacts) await this.artifacts.open();
+    await this.proxy.start();
+    await this.pool.start();
+  }
+
+  onApplicationBootstrap(): void {
+    this.messaging.serve(BROWSER_POOL_RPC.render, (req) => this.render.execute(req));
+    this.messaging.serve(BROWSER_POOL_RPC.replayContext, async (req) => {
+      const context = await this.replay.find(req.jobId);
+      if (!context) throw new ServiceError('NOT_FOUND', 'No replay context for this scrape (unknown or expired)');
+      if (context.teamId !== req.teamId) throw new ServiceError('FORBIDDEN', 'This scrape belongs to another team');
+      return { context };
+    });
+    this.exportMetrics();
+    this.purgeTimer = setInterval(() => void this.purge(), PURGE_INTERVAL_MS);
+    this.purgeTimer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.purgeTimer);
+    await this.pool.drain(this.config.SHUTDOWN_GRACE_MS);
+    await this.proxy.close();
+  }
+
+  private exportMetrics(): void {
+    const meter = metrics.getMeter('wds-browser-pool');
+    const gauge = (name: string, description: string, read: () => number) =>
+      meter.createObservableGauge(name, { description }).addCallback((r) => r.observe(read()));
+    gauge('wds.browser_pool.capacity', 'Concurrent contexts this replica accepts', () => this.pool.stats().capacity);
+    gauge('wds.browser_pool.contexts.active', 'Live job contexts', () => this.pool.stats().activeContexts);
+    gauge('wds.browser_pool.browsers', 'Running browser processes', () => this.pool.stats().browsers);
+    gauge('wds.browser_pool.crashes', 'Browsers lost since start', () => this.pool.stats().crashes);
+    gauge('wds.browser_pool.proxy.blocked', 'Connections refused by the network policy', () => this.proxy.blocked);
+    gauge('wds.browser_pool.rejected', 'Jobs refused at capacity since start', () => this.pool.stats().rejected);
+  }
+
+  private async purge(): Promise<void> {
+    try {
+      const purged = await this.replay.purgeExpired();
+      if (purged > 0) this.logger.info({ purged }, 'purged expired replay contexts');
+    } catch (err) {
+      this.logger.warn({ err }, 'purging replay contexts failed');
+    }
+  }
+}

@@ -1,0 +1,50 @@
+import type { Document, PageTask, ScrapeRequestInput } from '@wds/contracts';
+import type { JobRow, PageCandidate, PageJobHooks } from '@wds/jobs';
+import type { CrawlContexts } from './crawl-context';
+
+/** The crawl's part of the page pipeline: scrape options per page and link discovery by scope. */
+export class CrawlPageHooks implements PageJobHooks {
+  constructor(private readonly contexts: CrawlContexts) {}
+
+  scrapeRequest(job: JobRow, task: PageTask): ScrapeRequestInput {
+    const ctx = this.contexts.get(job);
+    const options = ctx.request.scrapeOptions;
+    return {
+      ...options,
+      url: task.url,
+      formats: ctx.wantsLinks ? options.formats : [...options.formats, 'links'],
+    } as ScrapeRequestInput;
+  }
+
+  afterScrape(
+    job: JobRow,
+    task: PageTask,
+    document: Document,
+  ): { document: Document; discovered: PageCandidate[]; blocked: string[] } {
+    const ctx = this.contexts.get(job);
+    const links = document.links ?? [];
+    let stored = document;
+    if (!ctx.wantsLinks) {
+      const { links: _dropped, ...rest } = document;
+      stored = rest;
+    }
+    const discovered: PageCandidate[] = [];
+    const blocked: string[] = [];
+    // sitemap "only": the sitemap URLs and the start URL, no HTML links.
+    if (ctx.request.sitemap === 'only') return { document: stored, discovered, blocked };
+    const seen = new Set<string>();
+    const depth = task.depth + 1;
+    const base = document.metadata?.url ?? task.url;
+    for (const link of links) {
+      const v = ctx.scope.check(link, depth, base);
+      if (!v.ok || seen.has(v.key)) continue;
+      seen.add(v.key);
+      if (!ctx.robots.isAllowed(v.url)) {
+        blocked.push(v.url);
+        continue;
+      }
+      discovered.push({ urlKey: v.key, url: v.url, depth });
+    }
+    return { document: stored, discovered, blocked };
+  }
+}

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  CRAWL_RPC,
+  CrawlParamsPreviewRequest,
+  CrawlRequest,
+  ErrorCode,
+  JobIdParams,
+  ServiceError,
+  type ActiveCrawlsResponse,
+  type CancelJobResponse,
+  type CrawlCreateResponse,
+  type JobErrorsResponse,
+} from '@wds/contracts';
+import { Messaging } from '@wds/messaging';
+import { APP_CONFIG } from '@wds/service-kit';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import type { GatewayConfig } from '../config';
+import { CreditsService } from '../credits/credits.service';
+import { validate } from '../http/validate';
+import { readStatusPage, statusBody } from './job-status.pager';
+import { publicBaseUrl } from './public-url';
+
+/** Why prompt-based options are refused: they need an LLM this deployment does not have. */
+export const LLM_UNAVAILABLE =
+  'Generating crawl options from a prompt needs an LLM, which this deployment does not provide (WDS_LLM_BASE_URL, WDS_LLM_API_KEY, WDS_LLM_MODEL are unset); set the crawl options explicitly';
+
+export const CrawlStatusQuery = z.object({
+  skip: z.coerce.number().int().min(0).optional(),
+  limit: z.coerce.number().int().min(1).max(100_000).optional(),
+});
+
+/** A status page of a running crawl that would be empty waits this long once for new documents. */
+const EMPTY_PAGE_WAIT_MS = 500;
+
+/** The crawl endpoints: validation and authorisation here, the work in the crawler service. */
+@Injectable()
+export class CrawlUseCases {
+  constructor(
+    private readonly messaging: Messaging,
+    private readonly credits: CreditsService,
+    @Inject(APP_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  async create(req: FastifyRequest, team: AuthenticatedTeam, body: unknown): Promise<CrawlCreateResponse> {
+    const request = validate(CrawlRequest, body, 'body');
+    if (request.prompt !== undefined) throw new ServiceError(ErrorCode.SERVICE_UNAVAILABLE, LLM_UNAVAILABLE);
+    if ((request.ignoreRobotsTxt || request.robotsUserAgent !== undefined) && !team.enterprise) {
+      throw new ServiceError(
+        ErrorCode.FORBIDDEN,
+        'ignoreRobotsTxt and robotsUserAgent are enterprise features; contact support to enable them',
+      );
+    }
+    if (request.zeroDataRetention && !team.zeroDataRetentionEnabled) {
+      throw new ServiceError(
+        ErrorCode.FORBIDDEN,
+        'Zero data retention is not enabled for this team; contact support to enable it',
+      );
+    }
+    if ((await this.credits.balance(team.teamId)) < 1) {
+      throw new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, 'Insufficient credits to start a crawl');
+    }
+    const { id } = await this.messaging.request(CRAWL_RPC.create, {
+      crawlId: randomUUID(),
+      teamId: team.teamId,
+      request,
+      teamConcurrency: team.limits.maxConcurrency,
+    });
+    return { success: true, id, url: `${publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, req)}/v2/crawl/${id}` };
+  }
+
+  paramsPreview(body: unknown): never {
+    validate(CrawlParamsPreviewRequest, body, 'body');
+    throw new ServiceError(ErrorCode.SERVICE_UNAVAILABLE, LLM_UNAVAILABLE);
+  }
+
+  /** GET /v2/crawl/{id}: counts and up to 10 MB of documents; `next` while running or more remain. */
+  async status(req: FastifyRequest, team: AuthenticatedTeam, params: unknown, query: unknown): Promise<string> {
+    const { id } = validate(JobIdParams, params, 'path');
+    const { skip, limit } = validate(CrawlStatusQuery, query, 'query');
+    const read = () =>
+      readStatusPage(this.messaging, CRAWL_RPC, { teamId: team.teamId, jobId: id, skip: skip ?? 0, limit });
+    let page = await read();
+    // A client following `next` of a running crawl would otherwise spin on empty pages.
+    if (skip !== undefined && page.documents.length === 0 && page.status === 'scraping') {
+      await new Promise((resolve) => setTimeout(resolve, EMPTY_PAGE_WAIT_MS));
+      page = await read();
+    }
+    let next: string | null = null;
+    if (page.status === 'scraping' || page.more) {
+      const url = new URL(`${publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, req)}/v2/crawl/${id}`);
+      url.searchParams.set('skip', String(page.nextSkip));
+      if (limit !== undefined) url.searchParams.set('limit', String(limit));
+      next = url.href;
+    }
+    return statusBody(page, next);
+  }
+
+  async cancel(team: AuthenticatedTeam, params: unknown): Promise<CancelJobResponse> {
+    const { id } = validate(JobIdParams, params, 'path');
+    const reply = await this.messaging.request(CRAWL_RPC.cancel, { teamId: team.teamId, jobId: id });
+    return { success: true, status: reply.status };
+  }
+
+  async errors(team: AuthenticatedTeam, params: unknown): Promise<JobErrorsResponse> {
+    const { id } = validate(JobIdParams, params, 'path');
+    return this.messaging.request(CRAWL_RPC.errors, { teamId: team.teamId, jobId: id });
+  }
+
+  async active(team: AuthenticatedTeam): Promise<ActiveCrawlsResponse> {
+    const { jobs } = await this.messaging.request(CRAWL_RPC.active, { teamId: team.teamId });
+    return { success: true, crawls: jobs };
+  }
+}

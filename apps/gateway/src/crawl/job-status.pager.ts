@@ -1,0 +1,104 @@
+import {
+  JOB_PAGE_REPLY_BYTES,
+  JOB_STATUS_PAGE_BYTES,
+  type JobRpcSet,
+  type JobStatusReply,
+} from '@wds/contracts';
+import { Messaging } from '@wds/messaging';
+
+
+export interface StatusPage {
+  status: JobStatusReply['status'];
+  total: number;
+  completed: number;
+  creditsUsed: number;
+  expiresAt: string;
+  /** Document JSON texts, in completion order. */
+  documents: string[];
+  /** Documents read so far (the `skip` of the next page). */
+  nextSkip: number;
+  /** Stored documents beyond `nextSkip` when the page was read. */
+  more: boolean;
+}
+
+/**
+ * Reads one status page of a page job (crawl or batch) from its service: documents in completion
+ * order from `skip`, up to `byteBudget` of JSON (at least one document), the large ones in chunks.
+ */
+export async function readStatusPage(
+  messaging: Messaging,
+  rpcs: JobRpcSet,
+  q: { teamId: string; jobId: string; skip: number; limit?: number; byteBudget?: number },
+): Promise<StatusPage> {
+  const budget = q.byteBudget ?? JOB_STATUS_PAGE_BYTES;
+  const documents: string[] = [];
+  let used = 0;
+  let skip = q.skip;
+  let last: JobStatusReply | undefined;
+  for (;;) {
+    const left = q.limit === undefined ? undefined : q.limit - documents.length;
+    if (left !== undefined && left <= 0) break;
+    const reply: JobStatusReply = await messaging.request(rpcs.status, {
+      teamId: q.teamId,
+      jobId: q.jobId,
+      skip,
+      ...(left !== undefined ? { limit: left } : {}),
+      maxBytes: Math.max(1, Math.min(JOB_PAGE_REPLY_BYTES, budget - used)),
+    });
+    last = reply;
+    if (reply.items.length === 0) break;
+    let full = false;
+    for (const item of reply.items) {
+      if (documents.length > 0 && used + item.bytes > budget) {
+        full = true;
+        break;
+      }
+      const json = item.json ?? (await readChunks(messaging, rpcs, q.teamId, q.jobId, item.seq, item.chunks ?? 1));
+      documents.push(json);
+      used += item.bytes;
+      skip = item.seq;
+    }
+    if (full || used >= budget || skip >= reply.stored) break;
+  }
+  if (!last) throw new Error('no status read');
+  return {
+    status: last.status,
+    total: last.total,
+    completed: last.completed,
+    creditsUsed: last.creditsUsed,
+    expiresAt: last.expiresAt,
+    documents,
+    nextSkip: skip,
+    more: skip < last.stored,
+  };
+}
+
+async function readChunks(
+  messaging: Messaging,
+  rpcs: JobRpcSet,
+  teamId: string,
+  jobId: string,
+  seq: number,
+  chunks: number,
+): Promise<string> {
+  const parts: Buffer[] = [];
+  for (let index = 0; index < chunks; index++) {
+    const reply = await messaging.request(rpcs.documentChunk, { teamId, jobId, seq, index });
+    parts.push(Buffer.from(reply.data, 'base64'));
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/** The status answer as JSON text: the stored documents are spliced in without re-encoding. */
+export function statusBody(page: StatusPage, next: string | null): string {
+  const head = JSON.stringify({
+    success: true,
+    status: page.status,
+    total: page.total,
+    completed: page.completed,
+    creditsUsed: page.creditsUsed,
+    expiresAt: page.expiresAt,
+    next,
+  });
+  return `${head.slice(0, -1)},"data":[${page.documents.join(',')}]}`;
+}

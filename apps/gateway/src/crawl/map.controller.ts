@@ -1,0 +1,40 @@
+import { gunzipSync } from 'node:zlib';
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { CRAWL_RPC, MapLink, MapRequest, type MapResponse } from '@wds/contracts';
+import { Messaging } from '@wds/messaging';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import { CreditsService } from '../credits/credits.service';
+import { CurrentTeam } from '../http/request-context';
+import { validate } from '../http/validate';
+
+const MAP_CREDITS = 1;
+
+/** POST /v2/map (Firecrawl v2): site URLs from sitemaps and links, discovered by the crawler. */
+@Controller('v2/map')
+export class MapController {
+  constructor(
+    private readonly messaging: Messaging,
+    private readonly credits: CreditsService,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  map(
+    @Req() req: FastifyRequest,
+    @CurrentTeam() team: AuthenticatedTeam,
+    @Body() body: unknown,
+  ): Promise<MapResponse> {
+    const request = validate(MapRequest, body, 'body');
+    return this.credits.charge({ req, teamId: team.teamId, endpoint: 'map', estimate: MAP_CREDITS }, async () => {
+      const reply = await this.messaging.request(
+        CRAWL_RPC.map,
+        { teamId: team.teamId, request },
+        { timeoutMs: (request.timeout ?? 60_000) + 15_000 },
+      );
+      const links = z.array(MapLink).parse(JSON.parse(gunzipSync(Buffer.from(reply.linksGz, 'base64')).toString()));
+      return { result: { success: true as const, links }, credits: MAP_CREDITS };
+    });
+  }
+}

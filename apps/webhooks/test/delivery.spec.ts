@@ -1,0 +1,258 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { EVENTS, type JobEventInput } from '@wds/contracts';
+import { Receiver } from './support/receiver';
+import { WebhooksStack, jobEvent } from './support/webhooks-harness';
+
+jest.setTimeout(30_000);
+
+/** How a receiver verifies a delivery, as docs/webhooks.md tells users to. */
+function verify(secret: string, raw: Buffer, header: string | string[] | undefined): boolean {
+  const expected = `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+  return header === expected;
+}
+
+describe('webhooks service: delivery', () => {
+  let stack: WebhooksStack;
+  let receiver: Receiver;
+  const team = 'team-signed';
+  const secret = 'whsec-test-0123456789';
+
+  beforeAll(async () => {
+    receiver = await Receiver.start();
+    stack = await WebhooksStack.start();
+    stack.secrets.set(team, secret);
+    // Any loopback port: the tests also use a second receiver and a closed port.
+    await stack.startService({
+      WDS_PRIVATE_NETWORK_ALLOWLIST: '127.0.0.1',
+      WDS_WEBHOOK_PER_DESTINATION_CONCURRENCY: '2',
+    });
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await receiver?.close();
+  });
+
+  const hook = (path: string, extra: Partial<Exclude<JobEventInput['webhook'], undefined>> = {}) => ({
+    url: `${receiver.url}${path}`,
+    ...extra,
+  });
+
+  it('signs the exact raw bytes, sends the spec body with metadata and custom headers', async () => {
+    const jobId = randomUUID();
+    const event = jobEvent(
+      jobId,
+      team,
+      'crawl.page',
+      hook('/signed', {
+        headers: { 'X-Receiver-Token': 'abc', 'Content-Type': 'text/plain' },
+        metadata: { run: 7, tag: 'é✓' },
+      }),
+      { success: false, error: 'page failed: HTTP 500' },
+    );
+    await stack.publish(event);
+
+    const [got] = await receiver.waitFor('/signed', 1);
+    expect(verify(secret, got.raw, got.headers['x-service-signature'])).toBe(true);
+    // Any other byte sequence for the same JSON value does not verify.
+    const reserialised = Buffer.from(JSON.stringify(got.body, null, 2));
+    expect(verify(secret, reserialised, got.headers['x-service-signature'])).toBe(false);
+    expect(got.headers['content-type']).toBe('application/json');
+    expect(got.headers['user-agent']).toMatch(/^WDS-Webhooks\//);
+    expect(got.headers['x-receiver-token']).toBe('abc');
+    expect(got.body).toEqual({
+      success: false,
+      type: 'crawl.page',
+      id: jobId,
+      webhookId: event.webhookId,
+      data: event.data,
+      metadata: { run: 7, tag: 'é✓' },
+      error: 'page failed: HTTP 500',
+    });
+
+    const [entry] = await stack.waitForLog(team, jobId, (d) => d[0]?.status === 'delivered');
+    expect(entry).toMatchObject({
+      webhookId: event.webhookId,
+      attempts: 1,
+      lastStatusCode: 200,
+      lastError: null,
+    });
+    expect(entry.history).toEqual([expect.objectContaining({ attempt: 1, statusCode: 200, error: null })]);
+  });
+
+  it('sends no signature header for a team without a secret', async () => {
+    const jobId = randomUUID();
+    await stack.publish(jobEvent(jobId, 'team-unsigned', 'batch_scrape.started', hook('/unsigned')));
+    const [got] = await receiver.waitFor('/unsigned', 1);
+    expect(got.headers['x-service-signature']).toBeUndefined();
+    expect(got.body).toMatchObject({ type: 'batch_scrape.started', id: jobId, data: [] });
+  });
+
+  it.each([
+    ['crawl', ['crawl.started', 'crawl.page', 'crawl.completed']],
+    ['batch_scrape', ['batch_scrape.started', 'batch_scrape.page', 'batch_scrape.completed']],
+  ] as const)(
+    'delivers %s events started < pages < completed although they arrive in reverse',
+    async (kind, [started, page, completed]) => {
+      const jobId = randomUUID();
+      const path = `/order-${kind}`;
+      // The started event fails once: pages must wait for its retry, completed for every page.
+      receiver.on(path, (_n, req) =>
+        req.body?.type === started && receiver.at(path).length === 1 ? 500 : 200,
+      );
+      const webhook = hook(path, { metadata: { job: kind } });
+      const events = [
+        jobEvent(jobId, team, started, webhook, { seq: 0 }),
+        jobEvent(jobId, team, page, webhook, { seq: 1 }),
+        jobEvent(jobId, team, page, webhook, { seq: 2 }),
+        jobEvent(jobId, team, page, webhook, { seq: 3 }),
+        jobEvent(jobId, team, completed, webhook, { seq: 4 }),
+      ];
+      for (const e of [...events].reverse()) await stack.publish(e);
+
+      const got = await receiver.waitFor(path, 6);
+      const types = got.map((r) => r.body.type);
+      expect(types[0]).toBe(started);
+      expect(types[1]).toBe(started);
+      expect(types.slice(2, 5)).toEqual([page, page, page]);
+      expect(types[5]).toBe(completed);
+      expect(got[0].body.webhookId).toBe(got[1].body.webhookId);
+      expect(new Set(got.slice(1).map((r) => r.body.webhookId))).toEqual(
+        new Set(events.map((e) => e.webhookId)),
+      );
+      for (const r of got) expect(r.body.metadata).toEqual({ job: kind });
+    },
+  );
+
+  it('delivers crawl.failed and batch_scrape.failed after the pages', async () => {
+    for (const [page, failed] of [
+      ['crawl.page', 'crawl.failed'],
+      ['batch_scrape.page', 'batch_scrape.failed'],
+    ] as const) {
+      const jobId = randomUUID();
+      const path = `/failed-${failed}`;
+      receiver.on(path, (n) => (n === 0 ? 503 : 200));
+      await stack.publish(jobEvent(jobId, team, failed, hook(path), { success: false }));
+      await stack.publish(jobEvent(jobId, team, page, hook(path)));
+      const got = await receiver.waitFor(path, 3);
+      expect(got.map((r) => r.body.type)).toEqual([page, page, failed]);
+      expect(got[2].body.success).toBe(false);
+    }
+  });
+
+  it('delivers only the events the filter asks for', async () => {
+    const jobId = randomUUID();
+    const webhook = hook('/filtered', { events: ['completed', 'failed'] });
+    await stack.publish(jobEvent(jobId, team, 'crawl.started', webhook));
+    await stack.publish(jobEvent(jobId, team, 'crawl.page', webhook));
+    await stack.publish(jobEvent(jobId, team, 'crawl.completed', webhook));
+    await stack.publish(jobEvent(randomUUID(), team, 'crawl.completed', undefined));
+    const got = await receiver.waitFor('/filtered', 1);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(receiver.at('/filtered').map((r) => r.body.type)).toEqual(['crawl.completed']);
+    expect(got[0].body.id).toBe(jobId);
+    expect((await stack.log(team, jobId)).deliveries).toHaveLength(1);
+  });
+
+  it('retries after 500s and a timeout with the same webhookId and the same bytes', async () => {
+    const jobId = randomUUID();
+    receiver.on('/flaky', (n) => (n < 2 ? 500 : n === 2 ? 'hang' : 204));
+    const event = jobEvent(jobId, team, 'crawl.page', hook('/flaky'));
+    await stack.publish(event);
+    // A redelivered stream message (same webhookId) is recorded once.
+    await stack.client.publish(EVENTS.job, event);
+
+    const got = await receiver.waitFor('/flaky', 4);
+    expect(new Set(got.map((r) => r.body.webhookId))).toEqual(new Set([event.webhookId]));
+    expect(new Set(got.map((r) => r.raw.toString('base64'))).size).toBe(1);
+    expect(new Set(got.map((r) => r.headers['x-service-signature'])).size).toBe(1);
+    // The first back-off step (100 ms) separates the first two attempts.
+    expect(got[1].at - got[0].at).toBeGreaterThanOrEqual(90);
+
+    const [entry] = await stack.waitForLog(team, jobId, (d) => d[0]?.status === 'delivered');
+    expect(entry.attempts).toBe(4);
+    expect(entry.lastStatusCode).toBe(204);
+    expect(entry.history.map((h) => h.statusCode)).toEqual([500, 500, null, 204]);
+    expect(entry.history[0].error).toBe('receiver answered HTTP 500');
+    expect(entry.history[2].error).toMatch(/timed out after 400 ms/);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.at('/flaky')).toHaveLength(4);
+  });
+
+  it('gives up after the schedule when the receiver stays down, and the log says so', async () => {
+    const jobId = randomUUID();
+    receiver.on('/down', () => 503);
+    const started = Date.now();
+    await stack.publish(jobEvent(jobId, team, 'crawl.started', hook('/down')));
+    await stack.publish(jobEvent(jobId, team, 'crawl.page', hook('/down')));
+
+    const log = await stack.waitForLog(
+      team,
+      jobId,
+      (d) => d.length === 2 && d.every((x) => x.status === 'failed'),
+    );
+    // Schedule 100+200+300 ms: four attempts each, the page only after the started event gave up.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1200);
+    for (const entry of log) {
+      expect(entry).toMatchObject({
+        status: 'failed',
+        attempts: 4,
+        lastStatusCode: 503,
+        lastError: 'gave up after 4 attempts: receiver answered HTTP 503',
+        nextAttemptAt: null,
+        deliveredAt: null,
+      });
+      expect(entry.history).toHaveLength(4);
+    }
+    expect(receiver.at('/down')).toHaveLength(8);
+    const firstPage = receiver.at('/down').findIndex((r) => r.body.type === 'crawl.page');
+    expect(firstPage).toBe(4);
+  });
+
+  it('counts a refused connection as a failed attempt', async () => {
+    const dead = await Receiver.start();
+    await dead.close();
+    const jobId = randomUUID();
+    await stack.publish(jobEvent(jobId, team, 'crawl.completed', { url: `${dead.url}/gone` }));
+    const [entry] = await stack.waitForLog(team, jobId, (d) => d[0]?.status === 'failed');
+    expect(entry.attempts).toBe(4);
+    expect(entry.lastStatusCode).toBeNull();
+    expect(entry.lastError).toMatch(/^gave up after 4 attempts: .*refused/i);
+  });
+
+  it('keeps a hanging receiver to its per-destination cap while another destination is served', async () => {
+    const other = await Receiver.start();
+    try {
+      receiver.on('/hangs', () => 'hang');
+      for (let i = 0; i < 8; i++) {
+        await stack.publish(jobEvent(randomUUID(), team, 'crawl.page', hook('/hangs')));
+      }
+      await receiver.waitFor('/hangs', 2);
+      const sent = Date.now();
+      await stack.publish(jobEvent(randomUUID(), team, 'crawl.page', { url: `${other.url}/fast` }));
+      const [got] = await other.waitFor('/fast', 1);
+      expect(got.at - sent).toBeLessThan(350);
+      await receiver.waitFor('/hangs', 6);
+      expect(receiver.maxConcurrent.get('/hangs')).toBe(2);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('shows a job only to its team and pages through it with a cursor', async () => {
+    const jobId = randomUUID();
+    for (let i = 0; i < 3; i++)
+      await stack.publish(jobEvent(jobId, team, 'batch_scrape.page', hook('/paged')));
+    await stack.waitForLog(team, jobId, (d) => d.length === 3 && d.every((x) => x.status === 'delivered'));
+    expect((await stack.log('another-team', jobId)).deliveries).toEqual([]);
+    const first = await stack.log(team, jobId, 2);
+    expect(first.deliveries).toHaveLength(2);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await stack.log(team, jobId, 2, first.nextCursor!);
+    expect(second.deliveries).toHaveLength(1);
+    expect(second.nextCursor).toBeNull();
+    const ids = [...first.deliveries, ...second.deliveries].map((d) => d.webhookId);
+    expect(new Set(ids).size).toBe(3);
+    await expect(stack.log(team, jobId, 2, 'not-a-cursor')).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+  });
+});

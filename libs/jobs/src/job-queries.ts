@@ -1,0 +1,143 @@
+import {
+  ErrorCode,
+  JOB_DOCUMENT_CHUNK_BYTES,
+  JOB_INLINE_DOCUMENT_BYTES,
+  JOB_PAGE_REPLY_BYTES,
+  ServiceError,
+  type JobErrorsResponse,
+  type JobStatusReply,
+  type JobRpcSet,
+} from '@wds/contracts';
+import type { Messaging } from '@wds/messaging';
+import type { JobEvents } from './job-events';
+import type { JobStore } from './job-store';
+import type { JobRow } from './job.types';
+
+export interface JobQueriesOptions {
+  kind: string;
+  rpcs: JobRpcSet;
+  /** `total`/`completed` of the status answer; default: completed = pages scraped, total = completed + still to do. */
+  counts?: (job: JobRow) => { total: number; completed: number };
+  /** `options` of an active-job item (never include secrets such as webhook headers). */
+  activeOptions?: (job: JobRow) => Record<string, unknown>;
+}
+
+/** Default counts: failed pages are reported by the errors endpoint, so `completed` reaches `total`. */
+export function defaultCounts(job: JobRow): { total: number; completed: number } {
+  return { total: Math.max(job.discovered - job.failed, job.succeeded), completed: job.succeeded };
+}
+
+/**
+ * Serves a job service's read and cancel RPCs for the gateway: status pages (documents as raw
+ * JSON within a byte budget, large ones by reference), document chunks, errors, cancel, active.
+ */
+export class JobQueries {
+  constructor(
+    private readonly messaging: Messaging,
+    private readonly store: JobStore,
+    private readonly events: JobEvents,
+    private readonly opts: JobQueriesOptions,
+  ) {}
+
+  serve(): void {
+    const { rpcs } = this.opts;
+    this.messaging.serve(rpcs.status, (req) => this.status(req));
+    this.messaging.serve(rpcs.documentChunk, async (req) => {
+      await this.owned(req.teamId, req.jobId);
+      const part = await this.store.readDocumentBytes(
+        req.jobId,
+        req.seq,
+        req.index * JOB_DOCUMENT_CHUNK_BYTES,
+        JOB_DOCUMENT_CHUNK_BYTES,
+      );
+      const total = await this.store.readDocuments(req.jobId, {
+        skip: req.seq - 1,
+        limit: 1,
+        maxBytes: 0,
+        inlineMax: 0,
+      });
+      if (!part || !total[0]) throw new ServiceError(ErrorCode.NOT_FOUND, 'Document not found');
+      return {
+        data: part.toString('base64'),
+        chunks: Math.max(1, Math.ceil(total[0].bytes / JOB_DOCUMENT_CHUNK_BYTES)),
+      };
+    });
+    this.messaging.serve(rpcs.cancel, async (req) => {
+      const job = await this.owned(req.teamId, req.jobId);
+      if (job.status !== 'scraping' || !(await this.store.end(job.id, 'cancelled'))) {
+        throw new ServiceError(ErrorCode.CONFLICT, `The job has already ended (${job.status})`);
+      }
+      return { status: 'cancelled' as const };
+    });
+    this.messaging.serve(rpcs.errors, (req) => this.errors(req.teamId, req.jobId));
+    this.messaging.serve(rpcs.active, async (req) => {
+      const jobs = await this.store.active(req.teamId, this.opts.kind);
+      return {
+        jobs: jobs.map((j) => ({
+          id: j.id,
+          teamId: j.teamId,
+          url: j.url,
+          options: this.opts.activeOptions?.(j) ?? {},
+        })),
+      };
+    });
+  }
+
+  async status(req: {
+    teamId: string;
+    jobId: string;
+    skip: number;
+    limit?: number;
+    maxBytes: number;
+  }): Promise<JobStatusReply> {
+    const job = await this.owned(req.teamId, req.jobId);
+    const items = await this.store.readDocuments(job.id, {
+      skip: req.skip,
+      limit: req.limit ?? 10_000,
+      maxBytes: Math.min(req.maxBytes, JOB_PAGE_REPLY_BYTES),
+      inlineMax: JOB_INLINE_DOCUMENT_BYTES,
+    });
+    const counts = (this.opts.counts ?? defaultCounts)(job);
+    return {
+      status: job.status,
+      ...counts,
+      creditsUsed: job.creditsUsed,
+      expiresAt: job.expiresAt.toISOString(),
+      stored: job.succeeded,
+      items: items.map((i) =>
+        i.json !== undefined
+          ? { seq: i.seq, bytes: i.bytes, json: i.json }
+          : { seq: i.seq, bytes: i.bytes, chunks: Math.max(1, Math.ceil(i.bytes / JOB_DOCUMENT_CHUNK_BYTES)) },
+      ),
+    };
+  }
+
+  async errors(teamId: string, jobId: string): Promise<JobErrorsResponse> {
+    const job = await this.owned(teamId, jobId);
+    const { pages, blocked } = await this.store.errors(job.id);
+    const errors = pages.map((p) => ({
+      id: p.id,
+      timestamp: p.at.toISOString(),
+      url: p.url,
+      error: p.error,
+      ...(p.code ? { code: p.code } : {}),
+    }));
+    if (job.error) errors.push({ id: job.id, timestamp: new Date().toISOString(), url: job.url, error: job.error });
+    return { errors, robotsBlocked: blocked };
+  }
+
+  /** The job if it belongs to the team: unknown or expired → 404, another team's → 403. */
+  private async owned(teamId: string, jobId: string): Promise<JobRow> {
+    const job = await this.store.get(jobId);
+    if (!job || job.expiresAt.getTime() < Date.now()) {
+      throw new ServiceError(ErrorCode.NOT_FOUND, 'Job not found');
+    }
+    if (job.teamId !== teamId) throw new ServiceError(ErrorCode.FORBIDDEN, 'This job belongs to another team');
+    return job;
+  }
+
+  /** Exposed for services that end jobs themselves. */
+  get jobEvents(): JobEvents {
+    return this.events;
+  }
+}

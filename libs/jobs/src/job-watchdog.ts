@@ -1,0 +1,82 @@
+import type { Logger } from '@wds/observability';
+import type { JobEvents } from './job-events';
+import type { JobStore } from './job-store';
+import type { JobRow } from './job.types';
+import type { PageDispatcher } from './page-dispatcher';
+
+export interface WatchdogOptions {
+  /** How often one pass runs. */
+  intervalMs: number;
+  /** A dispatched page unfinished this long is published again (its task may be lost). */
+  redispatchAfterMs: number;
+  /** A running job without progress this long is reconciled (queue and completion re-checked). */
+  reconcileAfterMs: number;
+  /** A running job without progress this long fails, with the reason in its errors. */
+  failAfterMs: number;
+  /** Called for idle jobs that are not seeded yet (the service re-sends its seeding work). */
+  reseed?: (job: JobRow) => Promise<void>;
+}
+
+/**
+ * Makes every job reach a final status, whatever died where: republishes page tasks lost between
+ * a commit and its publish, repairs counters and completion of idle jobs, fails jobs whose work
+ * stalled, and deletes jobs past their retention. Safe on every replica (row locks, SKIP LOCKED,
+ * idempotent steps).
+ */
+export class JobWatchdog {
+  private timer?: NodeJS.Timeout;
+  private pass?: Promise<void>;
+
+  constructor(
+    private readonly store: JobStore,
+    private readonly dispatcher: PageDispatcher,
+    private readonly events: JobEvents,
+    private readonly logger: Logger,
+    private readonly opts: WatchdogOptions,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.runOnce(), this.opts.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.pass;
+  }
+
+  runOnce(): Promise<void> {
+    this.pass ??= this.sweep()
+      .catch((err: unknown) => this.logger.warn({ err }, 'job watchdog pass failed'))
+      .finally(() => (this.pass = undefined));
+    return this.pass;
+  }
+
+  private async sweep(): Promise<void> {
+    const stalled = await this.store.stalledDispatches(this.opts.redispatchAfterMs);
+    if (stalled.length) {
+      this.logger.warn({ pages: stalled.length }, 'republishing page tasks that made no progress');
+      await this.dispatcher.publish(stalled, { republish: true });
+    }
+    for (const job of await this.store.idleJobs(this.opts.reconcileAfterMs)) {
+      const idleMs = Date.now() - job.progressedAt.getTime();
+      if (!job.seeded && this.opts.reseed) await this.opts.reseed(job);
+      const outcome = await this.store.reconcile(job.id);
+      await this.dispatcher.publish(outcome.dispatch);
+      if (outcome.finished) {
+        await this.events.lifecycle(job, 'completed');
+        continue;
+      }
+      const fresh = await this.store.get(job.id);
+      if (fresh?.status === 'scraping' && idleMs > this.opts.failAfterMs) {
+        const reason = `The job made no progress for ${Math.round(this.opts.failAfterMs / 1000)} s and was stopped`;
+        if (await this.store.end(job.id, 'failed', reason)) {
+          this.logger.error({ jobId: job.id }, 'job failed: no progress');
+          await this.events.lifecycle(job, 'failed', reason);
+        }
+      }
+    }
+    const purged = await this.store.purgeExpired();
+    if (purged) this.logger.info({ purged }, 'deleted expired jobs');
+  }
+}

@@ -1,0 +1,247 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { gunzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import {
+  Document,
+  ErrorCode,
+  RPC,
+  SCRAPE_RPC,
+  ScrapeRequest,
+  ServiceError,
+  type ActivityEndpoint,
+  type ConsumerDef,
+  PageTask,
+  type ScrapeRequestInput,
+  type ScrapeRunReply,
+  type StreamMessageDef,
+} from '@wds/contracts';
+import type { Messaging } from '@wds/messaging';
+import type { Logger } from '@wds/observability';
+import { JobEvents } from './job-events';
+import type { JobStore } from './job-store';
+import type { JobRow, PageCandidate } from './job.types';
+import { PageDispatcher } from './page-dispatcher';
+
+const gunzipAsync = promisify(gunzip);
+
+/** Time past the page's scrape timeout for the scraper to store and answer. */
+const REPLY_MARGIN_MS = 15_000;
+/** Errors that say nothing about the page: retry the task (the scraper or billing is away). */
+const TRANSIENT: ReadonlySet<string> = new Set([ErrorCode.SERVICE_UNAVAILABLE, ErrorCode.INTERNAL]);
+const JOB_CACHE_MS = 1000;
+
+/** What a service adds to the generic page pipeline. */
+export interface PageJobHooks {
+  /** The public scrape request for one page of the job. */
+  scrapeRequest(job: JobRow, task: PageTask): ScrapeRequestInput;
+  /** After a successful scrape: the document to store, and pages to add (crawl links). */
+  afterScrape(
+    job: JobRow,
+    task: PageTask,
+    document: Document,
+  ): { document: Document; discovered?: PageCandidate[]; blocked?: string[] };
+}
+
+export interface PageRunnerOptions {
+  jobKind: PageTask['jobKind'];
+  /** Activity endpoint the credits are booked under (`crawl`, `batch_scrape`). */
+  endpoint: ActivityEndpoint;
+  subject: StreamMessageDef<typeof PageTask>;
+  consumer: ConsumerDef;
+  /** Tasks handled at once by this process. */
+  concurrency: number;
+  hooks: PageJobHooks;
+  /** Resolves after `ms`; injectable so tests need not wait for `delay`. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * Consumes a service's page tasks: for each page, hold credits (keyed by job and URL, so a
+ * redelivered task reuses the hold and settles once), scrape it through the scraper, store the
+ * document and the pages it leads to in one transaction, publish the next tasks and the events.
+ */
+export class PageRunner {
+  private readonly events: JobEvents;
+  private readonly dispatcher: PageDispatcher;
+  private readonly jobCache = new Map<string, { job: JobRow; at: number }>();
+  private running?: { stop(): Promise<void> };
+
+  constructor(
+    private readonly messaging: Messaging,
+    private readonly store: JobStore,
+    private readonly logger: Logger,
+    private readonly opts: PageRunnerOptions,
+  ) {
+    this.events = new JobEvents(messaging, opts.jobKind);
+    this.dispatcher = new PageDispatcher(messaging, opts.subject, opts.jobKind);
+  }
+
+  async start(): Promise<void> {
+    this.running = await this.messaging.consume(
+      this.opts.subject,
+      this.opts.consumer,
+      (task, ctx) => this.handle(task, ctx.deliveryCount),
+      { concurrency: this.opts.concurrency, retryDelayMs: 3000 },
+    );
+  }
+
+  async stop(): Promise<void> {
+    await this.running?.stop();
+  }
+
+  /** One delivery of a page task; throwing makes JetStream redeliver it. */
+  async handle(task: PageTask, deliveryCount: number): Promise<void> {
+    const job = await this.job(task.jobId);
+    if (!job || job.status !== 'scraping') return;
+    const urlKey = task.urlKey ?? task.url;
+    // A redelivered or republished task of a finished page: nothing to do, nothing to charge.
+    if (!(await this.store.isPending(job.id, urlKey))) return;
+    if (job.delayMs > 0) await (this.opts.sleep ?? sleep)(job.delayMs);
+
+    const lastAttempt = deliveryCount >= this.opts.consumer.maxDeliver;
+    const holdKey = `${this.opts.jobKind}:${job.id}:${createHash('sha1').update(urlKey).digest('base64url')}`;
+    const parsed = ScrapeRequest.safeParse(this.opts.hooks.scrapeRequest(job, task));
+    if (!parsed.success) {
+      await this.finish(job, task, urlKey, { ok: false, error: parsed.error.message, code: 'BAD_REQUEST', credits: 0 });
+      return;
+    }
+    const options = parsed.data;
+    let reservationId: string;
+    try {
+      const estimate = options.proxy === 'basic' && !options.lockdown ? 1 : 5;
+      reservationId = (
+        await this.messaging.request(RPC.creditsReserve, {
+          teamId: job.teamId,
+          requestId: holdKey,
+          amount: estimate,
+          endpoint: this.opts.endpoint,
+        })
+      ).reservationId;
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === ErrorCode.INSUFFICIENT_CREDITS) {
+        await this.failJob(job, 'Insufficient credits to continue the job');
+        return;
+      }
+      if (!lastAttempt) throw err;
+      await this.finish(job, task, urlKey, { ok: false, error: describe(err), code: codeOf(err), credits: 0 });
+      return;
+    }
+
+    let reply: ScrapeRunReply;
+    let document: Document;
+    try {
+      reply = await this.messaging.request(
+        SCRAPE_RPC.run,
+        {
+          teamId: job.teamId,
+          requestId: holdKey,
+          jobId: randomUUID(),
+          options,
+          zeroDataRetention: job.zeroDataRetention,
+        },
+        { timeoutMs: options.timeout + REPLY_MARGIN_MS },
+      );
+      document = await this.resolveDocument(job.teamId, reply);
+    } catch (err) {
+      const code = codeOf(err);
+      if (TRANSIENT.has(code) && !lastAttempt) {
+        await this.release(reservationId);
+        throw err;
+      }
+      const owed = billableCredits(err);
+      const charged = owed > 0 ? await this.settle(reservationId, owed) : (await this.release(reservationId), 0);
+      await this.finish(job, task, urlKey, { ok: false, error: describe(err), code, credits: charged });
+      return;
+    }
+    const charged = await this.settle(reservationId, reply.creditsUsed);
+    const after = this.opts.hooks.afterScrape(job, task, document);
+    await this.finish(job, task, urlKey, { ok: true, document: after.document, credits: charged }, after);
+  }
+
+  private async finish(
+    job: JobRow,
+    task: PageTask,
+    urlKey: string,
+    r: { ok: true; document: Document; credits: number } | { ok: false; error: string; code: string; credits: number },
+    after: { discovered?: PageCandidate[]; blocked?: string[] } = {},
+  ): Promise<void> {
+    const documentJson = r.ok ? JSON.stringify(r.document) : '';
+    const outcome = await this.store.finishPage(
+      job.id,
+      urlKey,
+      r.ok
+        ? { kind: 'done', documentJson, credits: r.credits }
+        : { kind: 'failed', error: r.error, code: r.code, credits: r.credits },
+      after.discovered,
+      after.blocked,
+    );
+    if (!outcome.applied) return;
+    if (!r.ok) this.logger.info({ jobId: job.id, code: r.code, depth: task.depth }, 'page failed');
+    await this.dispatcher.publish(outcome.dispatch);
+    await this.events.page(job, {
+      urlKey,
+      success: r.ok,
+      ...(r.ok ? { document: r.document, documentBytes: documentJson.length } : { error: r.error }),
+    });
+    if (outcome.finished) await this.events.lifecycle(job, 'completed');
+  }
+
+  private async failJob(job: JobRow, reason: string): Promise<void> {
+    if (await this.store.end(job.id, 'failed', reason)) {
+      this.jobCache.delete(job.id);
+      this.logger.warn({ jobId: job.id, reason }, 'job failed');
+      await this.events.lifecycle(job, 'failed', reason);
+    }
+  }
+
+  private async job(jobId: string): Promise<JobRow | undefined> {
+    const hit = this.jobCache.get(jobId);
+    if (hit && Date.now() - hit.at < JOB_CACHE_MS) return hit.job;
+    const job = await this.store.get(jobId);
+    if (this.jobCache.size > 1000) this.jobCache.clear();
+    if (job) this.jobCache.set(jobId, { job, at: Date.now() });
+    else this.jobCache.delete(jobId);
+    return job;
+  }
+
+  private async resolveDocument(teamId: string, reply: ScrapeRunReply): Promise<Document> {
+    if (reply.document) return reply.document;
+    const ref = reply.documentRef;
+    if (!ref) throw new ServiceError(ErrorCode.INTERNAL, 'scrape reply carried no document');
+    const parts: Buffer[] = [];
+    for (let index = 0; index < ref.chunks; index++) {
+      const chunk = await this.messaging.request(SCRAPE_RPC.documentChunk, { teamId, jobId: ref.jobId, index });
+      parts.push(Buffer.from(chunk.data, 'base64'));
+    }
+    return Document.parse(JSON.parse((await gunzipAsync(Buffer.concat(parts))).toString('utf8')));
+  }
+
+  private async settle(reservationId: string, actual: number): Promise<number> {
+    return (await this.messaging.request(RPC.creditsSettle, { reservationId, actual })).charged;
+  }
+
+  private async release(reservationId: string): Promise<void> {
+    // An unreleased hold is returned by the billing sweeper when it expires.
+    await this.messaging
+      .request(RPC.creditsRelease, { reservationId })
+      .catch((err: unknown) => this.logger.warn({ err, reservationId }, 'could not release credits'));
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function codeOf(err: unknown): string {
+  return err instanceof ServiceError ? err.code : ErrorCode.INTERNAL;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function billableCredits(err: unknown): number {
+  if (!(err instanceof ServiceError)) return 0;
+  const owed = (err.details as { creditsUsed?: unknown } | undefined)?.creditsUsed;
+  return typeof owed === 'number' && owed > 0 ? owed : 0;
+}
