@@ -2,14 +2,7 @@
 import { startTelemetry } from '@wds/observability';
 startTelemetry({ serviceName: 'batch' });
 
-import path from 'node:path';
 import { runServiceMain } from '@wds/service-kit';
-import { AppModule } from './app.module';
-import { BatchConfig } from './config';
+import { batchServiceOptions } from './batch.service-options';
 
-runServiceMain({
-  kind: 'batch',
-  module: AppModule,
-  configSchema: BatchConfig,
-  migrations: { schema: 'batch', dir: path.join(__dirname, '..', 'migrations') },
-});
+runServiceMain(batchServiceOptions());

@@ -110,11 +110,9 @@ describe('the stack started by `npm start`', () => {
     const wrong = await call(stack, 'GET', '/v2/crawl/active', { key: 'wds_aaaaaaaaaaaa_not-a-real-key' });
     expect(wrong.status).toBe(401);
 
-    // The crawler's endpoints are not built yet: past authentication they answer 501 in the envelope.
     const authed = await call(stack, 'GET', '/v2/crawl/active', { key: BOOTSTRAP_KEY });
-    expect(authed.status).toBe(501);
-    expectEnvelope(authed.body);
-    expect(authed.body.code).toBe('NOT_IMPLEMENTED');
+    expect(authed.status).toBe(200);
+    expect(authed.body).toEqual({ success: true, crawls: expect.any(Array) });
   });
 
   it('scrapes a page of the fixture site end to end over HTTP', async () => {
@@ -128,7 +126,9 @@ describe('the stack started by `npm start`', () => {
     expect(body.data.metadata.statusCode).toBe(200);
     expect(body.data.metadata.sourceURL).toBe(`${site.url}/article`);
     expect(Array.isArray(body.data.links)).toBe(true);
-    const again = await call(stack, 'GET', `/v2/scrape/${body.data.metadata.scrapeId}`, { key: BOOTSTRAP_KEY });
+    const again = await call(stack, 'GET', `/v2/scrape/${body.data.metadata.scrapeId}`, {
+      key: BOOTSTRAP_KEY,
+    });
     expect(again.status).toBe(200);
     expect(again.body.data.markdown).toBe(body.data.markdown);
   }, 60_000);
@@ -142,7 +142,7 @@ describe('the stack started by `npm start`', () => {
     expect(doc.metadata?.statusCode).toBe(200);
     expect(doc.metadata?.scrapeId).toEqual(expect.any(String));
     // A failure comes back as the SDK's own error carrying our status and message.
-    await expect(client.scrape(`${site.url}/article`, { formats: ['screenshot'] })).rejects.toThrow(/screenshot/i);
+    await expect(client.scrape(`${site.url}/article`, { formats: ['summary'] })).rejects.toThrow(/summary/i);
   }, 60_000);
 
   it('creates a team through the admin API whose key works', async () => {
@@ -163,7 +163,7 @@ describe('the stack started by `npm start`', () => {
     expect(created.body).toEqual({ teamId: expect.any(String), apiKey: expect.any(String) });
     createdTeam = created.body;
     const used = await call(stack, 'GET', '/v2/crawl/active', { key: createdTeam.apiKey });
-    expect(used.status).toBe(501); // authenticated; the crawler is not built yet
+    expect(used.status).toBe(200); // authenticated
   });
 
   it('stops cleanly on SIGINT and leaves no process behind', async () => {

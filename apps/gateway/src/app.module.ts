@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AdminModule } from './admin/admin.module';
+import { ArtifactsModule } from './artifacts/artifacts.module';
 import { AuthModule } from './auth/auth.module';
+import { BatchModule } from './batch/batch.module';
 import { BootstrapModule } from './bootstrap/bootstrap.module';
 import { CrawlModule } from './crawl/crawl.module';
 import { HealthModule } from './health/health.module';
@@ -9,6 +11,7 @@ import { LimitsModule } from './limits/limits.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { ScrapeModule } from './scrape/scrape.module';
 import { PendingRoutesModule } from './v2/pending-routes.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({
   imports: [
@@ -20,7 +23,10 @@ import { PendingRoutesModule } from './v2/pending-routes.module';
     HealthModule,
     OpenApiModule,
     ScrapeModule,
+    ArtifactsModule,
     CrawlModule,
+    BatchModule,
+    WebhooksModule,
     PendingRoutesModule,
   ],
 })

@@ -229,9 +229,11 @@ describe('webhooks service: delivery', () => {
       }
       await receiver.waitFor('/hangs', 2);
       const sent = Date.now();
-      await stack.publish(jobEvent(randomUUID(), team, 'crawl.page', { url: `${other.url}/fast` }));
+      // A started event is not held by the settle delay: its latency is the loop's alone.
+      await stack.publish(jobEvent(randomUUID(), team, 'crawl.started', { url: `${other.url}/fast` }));
       const [got] = await other.waitFor('/fast', 1);
-      expect(got.at - sent).toBeLessThan(350);
+      // Well under the 400 ms the hanging attempts hold their slots.
+      expect(got.at - sent).toBeLessThan(250);
       await receiver.waitFor('/hangs', 6);
       expect(receiver.maxConcurrent.get('/hangs')).toBe(2);
     } finally {

@@ -61,9 +61,9 @@ function articleBody(t, sections, opts = {}) {
   return out.join('\n');
 }
 
-function article(t, { sections = 8, base64 = false } = {}) {
+function article(t, { sections = 8, base64 = false, scriptsKb, stylesKb } = {}) {
   const title = t.title(6);
-  return `${c.head(t, { title })}${c.cookieBanner(t)}${c.header(t)}
+  return `${c.head(t, { title, scriptsKb, stylesKb })}${c.cookieBanner(t)}${c.header(t)}
 <div id="content" class="site-content"><div class="container content sidebar-wrapper">
 <main id="primary" class="site-main">${c.breadcrumbs(t)}
 <article class="post type-post hentry"><header class="entry-header"><h1 class="entry-title">${title}</h1>

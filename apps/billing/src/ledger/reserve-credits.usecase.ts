@@ -36,8 +36,8 @@ export class ReserveCredits {
     return this.db.tx(async (db) => {
       const created = await ledgerSql.insertReservation(db, { id: randomUUID(), ...cmd });
       if (created) {
-        const balance = await this.debit(db, cmd.teamId, cmd.amount);
-        if (balance === undefined) throw insufficient(cmd.teamId, cmd.amount);
+        // The debit comes last: it locks the team's account row, which every other request of the
+        // team waits for, so the lock should be held for the commit only.
         await ledgerSql.appendEntry(db, {
           teamId: cmd.teamId,
           delta: -cmd.amount,
@@ -46,6 +46,8 @@ export class ReserveCredits {
           reservationId: created.id,
           idempotencyKey: `reserve:${created.id}:1`,
         });
+        const balance = await this.debit(db, cmd.teamId, cmd.amount);
+        if (balance === undefined) throw insufficient(cmd.teamId, cmd.amount);
         return { reservation: created, balance, replayed: false };
       }
 

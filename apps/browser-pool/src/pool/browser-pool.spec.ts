@@ -100,10 +100,7 @@ describe('BrowserPool', () => {
     const { p, launcher } = pool();
     await p.start();
     launcher.launched[0].crash();
-    const r = await p.run(spec(), async ({ browser }) => {
-      process.stderr.write(`DBG ${launcher.launched.length} ${browser === (launcher.launched[1] as unknown)}\n`);
-      return browser === (launcher.launched[1] as unknown);
-    });
+    const r = await p.run(spec(), async ({ browser }) => browser === (launcher.launched[1] as unknown));
     expect(r).toBe(true);
     await p.drain(100);
   });

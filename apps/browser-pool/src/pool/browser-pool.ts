@@ -113,7 +113,9 @@ export class BrowserPool<C> {
       this.counters.rejected++;
       throw new ServiceError(
         'CONCURRENCY_LIMITED',
-        this.draining ? 'This browser-pool replica is shutting down' : 'Every browser context of this replica is busy',
+        this.draining
+          ? 'This browser-pool replica is shutting down'
+          : 'Every browser context of this replica is busy',
         { capacity: this.settings.capacity },
         1,
       );
@@ -217,16 +219,16 @@ export class BrowserPool<C> {
       const first = this.counters.launches === 0 && this.launching === 1;
       this.launchChain = this.launchChain
         .then(() => (first ? undefined : sleep(this.settings.launchStaggerMs)))
-        .then(() => this.launchOne())
-        .finally(() => {
-          this.launching--;
-        });
+        .then(() => this.launchOne());
     }
   }
 
+  /** Launches one browser, retrying with back-off; `launching` drops as soon as the browser is usable. */
   private async launchOne(attempt = 0): Promise<void> {
-    process.stderr.write('DBG launchOne '+this.stopped+'\n');
-    if (this.stopped) return;
+    if (this.stopped) {
+      this.launching--;
+      return;
+    }
     try {
       const { browser, pid } = await this.launcher.launch();
       this.counters.launches++;
@@ -241,11 +243,13 @@ export class BrowserPool<C> {
         lastMemoryCheck: this.now(),
       };
       if (this.stopped) {
+        this.launching--;
         await browser.close().catch(() => undefined);
         return;
       }
       browser.on('disconnected', () => this.onDisconnected(entry));
       this.entries.add(entry);
+      this.launching--;
       this.prepareSpare(entry);
       this.logger.info({ browser: entry.id, pid }, 'browser launched');
       for (const wake of this.waiters.splice(0)) wake();
@@ -258,11 +262,13 @@ export class BrowserPool<C> {
   }
 
   private onDisconnected(entry: Entry): void {
-    process.stderr.write('DBG disc '+entry.closing+'\n');
     this.entries.delete(entry);
     if (entry.closing) return;
     this.counters.crashes++;
-    this.logger.warn({ browser: entry.id, jobs: entry.jobs, active: entry.active }, 'browser crashed; replacing it');
+    this.logger.warn(
+      { browser: entry.id, jobs: entry.jobs, active: entry.active },
+      'browser crashed; replacing it',
+    );
     this.ensureBrowsers();
   }
 
@@ -273,7 +279,10 @@ export class BrowserPool<C> {
     }
     let reason: string | undefined;
     if (entry.jobs >= this.settings.recycleAfterJobs) reason = 'jobs';
-    else if (entry.pid !== undefined && this.now() - entry.lastMemoryCheck >= (this.settings.memoryCheckIntervalMs ?? 5000)) {
+    else if (
+      entry.pid !== undefined &&
+      this.now() - entry.lastMemoryCheck >= (this.settings.memoryCheckIntervalMs ?? 5000)
+    ) {
       entry.lastMemoryCheck = this.now();
       const bytes = await this.processes.treePssBytes(entry.pid);
       if (bytes > this.settings.recycleAboveBytes) reason = 'memory';
@@ -290,7 +299,9 @@ export class BrowserPool<C> {
     if (entry.closing) return;
     entry.closing = true;
     this.entries.delete(entry);
-    await entry.browser.close().catch((err: unknown) => this.logger.warn({ err }, 'closing a browser failed'));
+    await entry.browser
+      .close()
+      .catch((err: unknown) => this.logger.warn({ err }, 'closing a browser failed'));
   }
 
   private track(work: Promise<unknown>): void {

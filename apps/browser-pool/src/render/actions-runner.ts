@@ -53,11 +53,17 @@ export async function runActions(
   return out;
 }
 
-async function runAction(page: Page, a: PageAction, deadline: Deadline, out: ActionResultsRaw): Promise<void> {
+async function runAction(
+  page: Page,
+  a: PageAction,
+  deadline: Deadline,
+  out: ActionResultsRaw,
+): Promise<void> {
   const timeout = () => deadline.budget(`action ${a.type}`);
   switch (a.type) {
     case 'wait':
-      if (a.selector !== undefined) await page.waitForSelector(a.selector, { state: 'visible', timeout: timeout() });
+      if (a.selector !== undefined)
+        await page.waitForSelector(a.selector, { state: 'visible', timeout: timeout() });
       else await sleep(Math.min(a.milliseconds ?? 0, timeout()));
       return;
     case 'click':
@@ -127,5 +133,8 @@ async function executeScript(page: Page, script: string): Promise<{ type: string
     if (!/SyntaxError/.test((err as Error).message)) throw err;
     value = await page.evaluate(`(async () => {\n${script}\n})()`);
   }
-  return { type: value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value, value: value ?? null };
+  return {
+    type: value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value,
+    value: value ?? null,
+  };
 }

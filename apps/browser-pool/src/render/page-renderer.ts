@@ -76,7 +76,9 @@ export class PageRenderer {
       : undefined;
     const html = await page.content();
     const storageState = opts.captureStorage ? await context.storageState() : undefined;
-    const headersOut = response ? await response.allHeaders().catch(() => ({}) as Record<string, string>) : {};
+    const headersOut = response
+      ? await response.allHeaders().catch(() => ({}) as Record<string, string>)
+      : {};
     return {
       status: response?.status() ?? 200,
       finalUrl: page.url(),
@@ -133,9 +135,13 @@ function navigationError(err: unknown, blocked: ServiceError | undefined, url: s
   }
   if (net === 'ERR_NAME_NOT_RESOLVED')
     return new ServiceError('UPSTREAM_FAILED', `could not resolve host ${hostOf(url)}`, { reason: 'dns' });
-  return new ServiceError('UPSTREAM_FAILED', `The browser could not load the page (${net ?? 'navigation failed'})`, {
-    reason: net ?? 'navigation',
-  });
+  return new ServiceError(
+    'UPSTREAM_FAILED',
+    `The browser could not load the page (${net ?? 'navigation failed'})`,
+    {
+      reason: net ?? 'navigation',
+    },
+  );
 }
 
 function hostOf(url: string): string {

@@ -46,8 +46,9 @@ export class PolicyProxy {
   /** Listens on 127.0.0.1 and returns the proxy URL for Chromium. */
   async start(): Promise<string> {
     const server = http.createServer((req, res) => void this.forward(req, res));
-    server.on('connect', (req: http.IncomingMessage, socket: Duplex, head: Buffer) =>
-      void this.tunnel(req, socket, head),
+    server.on(
+      'connect',
+      (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void this.tunnel(req, socket, head),
     );
     server.on('connection', (s: net.Socket) => this.track(s));
     await new Promise<void>((resolve, reject) => {
@@ -97,7 +98,14 @@ export class PolicyProxy {
     const headers: http.OutgoingHttpHeaders = {};
     for (const [k, v] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(k)) headers[k] = v;
     const upstream = http.request(
-      { host: address, port, method: req.method, path: target.pathname + target.search, headers, agent: this.agent },
+      {
+        host: address,
+        port,
+        method: req.method,
+        path: target.pathname + target.search,
+        headers,
+        agent: this.agent,
+      },
       (up) => {
         const out: http.OutgoingHttpHeaders = {};
         for (const [k, v] of Object.entries(up.headers)) if (!HOP_BY_HOP.has(k)) out[k] = v;
@@ -130,7 +138,8 @@ export class PolicyProxy {
       socket.pipe(upstream);
     });
     upstream.on('error', () => {
-      if (socket.writable && !upstream.readyState.startsWith('open')) socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+      if (socket.writable && !upstream.readyState.startsWith('open'))
+        socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
       socket.destroy();
     });
     socket.on('close', () => upstream.destroy());

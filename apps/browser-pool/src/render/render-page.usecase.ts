@@ -47,10 +47,15 @@ export class RenderPageUseCase {
     if (!req.zeroDataRetention) await this.replay.save(req, this.settings.replayRetentionMs);
 
     const outcome = req.profile
-      ? await this.profiles.withProfile(req.teamId, req.profile.name, req.profile.saveChanges, async (state) => {
-          const result = await this.renderIn(req, deadline, state, req.profile!.saveChanges);
-          return { result, state: result.storageState };
-        })
+      ? await this.profiles.withProfile(
+          req.teamId,
+          req.profile.name,
+          req.profile.saveChanges,
+          async (state) => {
+            const result = await this.renderIn(req, deadline, state, req.profile!.saveChanges);
+            return { result, state: result.storageState };
+          },
+        )
       : await this.renderIn(req, deadline, undefined, false);
 
     const reply = await this.store(req, outcome);
@@ -87,7 +92,12 @@ export class RenderPageUseCase {
           `The rendered page (${json.length} bytes) is too large to return without artifact storage`,
         );
       }
-      const stored = await this.artifacts.put(req.teamId, 'content', 'application/json+gzip', await gzipAsync(json));
+      const stored = await this.artifacts.put(
+        req.teamId,
+        'content',
+        'application/json+gzip',
+        await gzipAsync(json),
+      );
       inline = undefined;
       contentArtifact = stored.id;
     }
@@ -97,9 +107,13 @@ export class RenderPageUseCase {
       contentType: o.contentType,
       content: inline,
       contentArtifact,
-      screenshot: o.screenshot ? await put('screenshot', o.screenshot.contentType, o.screenshot.data) : undefined,
+      screenshot: o.screenshot
+        ? await put('screenshot', o.screenshot.contentType, o.screenshot.data)
+        : undefined,
       actions: {
-        screenshots: await Promise.all(o.actions.screenshots.map((s) => put('screenshot', s.contentType, s.data))),
+        screenshots: await Promise.all(
+          o.actions.screenshots.map((s) => put('screenshot', s.contentType, s.data)),
+        ),
         javascriptReturns: o.actions.javascriptReturns,
         pdfs: await Promise.all(o.actions.pdfs.map((p) => put('pdf', 'application/pdf', p))),
       },

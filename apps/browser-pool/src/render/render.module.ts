@@ -22,14 +22,19 @@ import { RenderServer } from './render.server';
 const HOUR = 3600 * 1000;
 
 /** Context options of a request with default emulation: contexts for it are created ahead of time. */
-const DEFAULT_SPEC = contextSpecFor({ mobile: false, skipTlsVerification: true, location: { country: 'US' } });
+const DEFAULT_SPEC = contextSpecFor({
+  mobile: false,
+  skipTlsVerification: true,
+  location: { country: 'US' },
+});
 
 @Module({
   providers: [
     {
       provide: AdBlocker,
       inject: [APP_CONFIG],
-      useFactory: (c: BrowserPoolConfig) => AdBlocker.fromFiles([BUNDLED_FILTER_LIST, ...c.WDS_BROWSER_FILTER_LISTS]),
+      useFactory: (c: BrowserPoolConfig) =>
+        AdBlocker.fromFiles([BUNDLED_FILTER_LIST, ...c.WDS_BROWSER_FILTER_LISTS]),
     },
     {
       provide: NetworkPolicy,
@@ -94,7 +99,10 @@ const DEFAULT_SPEC = contextSpecFor({ mobile: false, skipTlsVerification: true, 
       ) =>
         new RenderPageUseCase(
           pool,
-          new PageRenderer({ quietMs: c.WDS_BROWSER_IDLE_MS, capMs: c.WDS_BROWSER_IDLE_CAP_MS }, blocker.noticeSelectors),
+          new PageRenderer(
+            { quietMs: c.WDS_BROWSER_IDLE_MS, capMs: c.WDS_BROWSER_IDLE_CAP_MS },
+            blocker.noticeSelectors,
+          ),
           artifacts,
           profiles,
           replay,

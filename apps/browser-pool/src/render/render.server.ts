@@ -50,8 +50,10 @@ export class RenderServer implements OnModuleInit, OnApplicationBootstrap, Befor
     this.messaging.serve(BROWSER_POOL_RPC.render, (req) => this.render.execute(req));
     this.messaging.serve(BROWSER_POOL_RPC.replayContext, async (req) => {
       const context = await this.replay.find(req.jobId);
-      if (!context) throw new ServiceError('NOT_FOUND', 'No replay context for this scrape (unknown or expired)');
-      if (context.teamId !== req.teamId) throw new ServiceError('FORBIDDEN', 'This scrape belongs to another team');
+      if (!context)
+        throw new ServiceError('NOT_FOUND', 'No replay context for this scrape (unknown or expired)');
+      if (context.teamId !== req.teamId)
+        throw new ServiceError('FORBIDDEN', 'This scrape belongs to another team');
       return { context };
     });
     this.exportMetrics();
@@ -69,12 +71,24 @@ export class RenderServer implements OnModuleInit, OnApplicationBootstrap, Befor
     const meter = metrics.getMeter('wds-browser-pool');
     const gauge = (name: string, description: string, read: () => number) =>
       meter.createObservableGauge(name, { description }).addCallback((r) => r.observe(read()));
-    gauge('wds.browser_pool.capacity', 'Concurrent contexts this replica accepts', () => this.pool.stats().capacity);
+    gauge(
+      'wds.browser_pool.capacity',
+      'Concurrent contexts this replica accepts',
+      () => this.pool.stats().capacity,
+    );
     gauge('wds.browser_pool.contexts.active', 'Live job contexts', () => this.pool.stats().activeContexts);
     gauge('wds.browser_pool.browsers', 'Running browser processes', () => this.pool.stats().browsers);
     gauge('wds.browser_pool.crashes', 'Browsers lost since start', () => this.pool.stats().crashes);
-    gauge('wds.browser_pool.proxy.blocked', 'Connections refused by the network policy', () => this.proxy.blocked);
-    gauge('wds.browser_pool.rejected', 'Jobs refused at capacity since start', () => this.pool.stats().rejected);
+    gauge(
+      'wds.browser_pool.proxy.blocked',
+      'Connections refused by the network policy',
+      () => this.proxy.blocked,
+    );
+    gauge(
+      'wds.browser_pool.rejected',
+      'Jobs refused at capacity since start',
+      () => this.pool.stats().rejected,
+    );
   }
 
   private async purge(): Promise<void> {

@@ -31,7 +31,15 @@ export class PgReplayStore extends ReplayStore {
       `INSERT INTO browser_pool.replay_contexts (job_id, team_id, url, options, actions, profile, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, now() + $7 * interval '1 millisecond')
        ON CONFLICT (job_id) DO NOTHING`,
-      [jobId, teamId, url, JSON.stringify(options), JSON.stringify(actions), profile ? JSON.stringify(profile) : null, retainMs],
+      [
+        jobId,
+        teamId,
+        url,
+        JSON.stringify(options),
+        JSON.stringify(actions),
+        profile ? JSON.stringify(profile) : null,
+        retainMs,
+      ],
     );
   }
 

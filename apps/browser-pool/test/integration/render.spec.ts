@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BROWSER_POOL_RPC, type BrowserRenderReply } from '@wds/contracts';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- TODO(lead): allow type:test libs in app test files
 import { FIXTURE_TEXT, startFixtureSite, type FixtureSite } from '@wds/testing';
+import { BrowserPool } from '../../src/pool/browser-pool';
 import { imageSize, startBrowserPool, type PoolHarness } from '../support/pool-harness';
 import { startTestPages, type TestPages } from '../support/test-pages';
 
@@ -49,7 +49,11 @@ describe('browser-pool: render over NATS with one warm Chromium', () => {
       url: `${pages.url}/tall`,
       screenshot: { fullPage: true, quality: 60, viewport: { width: 640, height: 480 } },
     });
-    expect(imageSize(await pool.artifact(full.screenshot!))).toEqual({ type: 'jpeg', width: 640, height: 3000 });
+    expect(imageSize(await pool.artifact(full.screenshot!))).toEqual({
+      type: 'jpeg',
+      width: 640,
+      height: 3000,
+    });
   });
 
   it('runs every action kind and returns their results', async () => {
@@ -66,7 +70,10 @@ describe('browser-pool: render over NATS with one warm Chromium', () => {
         { type: 'scroll', direction: 'down' },
         { type: 'scrape' },
         { type: 'executeJavascript', script: 'window.many' },
-        { type: 'executeJavascript', script: 'const y = window.scrollY; return { y, title: document.title };' },
+        {
+          type: 'executeJavascript',
+          script: 'const y = window.scrollY; return { y, title: document.title };',
+        },
         { type: 'screenshot', viewport: { width: 500, height: 400 } },
         { type: 'pdf', format: 'A4', landscape: true },
       ],
@@ -82,7 +89,10 @@ describe('browser-pool: render over NATS with one warm Chromium', () => {
       value: { y: expect.any(Number), title: 'Actions' },
     });
     expect((r.actions.javascriptReturns[1].value as { y: number }).y).toBeGreaterThan(0);
-    expect(imageSize(await pool.artifact(r.actions.screenshots[0]))).toMatchObject({ width: 500, height: 400 });
+    expect(imageSize(await pool.artifact(r.actions.screenshots[0]))).toMatchObject({
+      width: 500,
+      height: 400,
+    });
     const pdf = await pool.artifact(r.actions.pdfs[0]);
     expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
   });
@@ -92,11 +102,21 @@ describe('browser-pool: render over NATS with one warm Chromium', () => {
       pool.render({
         url: `${pages.url}/actions`,
         timeoutMs: 5000,
-        actions: [{ type: 'wait', milliseconds: 10 }, { type: 'executeJavascript', script: 'throw new Error("boom")' }],
+        actions: [
+          { type: 'wait', milliseconds: 10 },
+          { type: 'executeJavascript', script: 'throw new Error("boom")' },
+        ],
       }),
-    ).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/^Action 1 \(executeJavascript\) failed: .*boom/) });
+    ).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/^Action 1 \(executeJavascript\) failed: .*boom/),
+    });
     await expect(
-      pool.render({ url: `${pages.url}/actions`, actions: [{ type: 'wait', milliseconds: 60_000 }], waitFor: 1000 }),
+      pool.render({
+        url: `${pages.url}/actions`,
+        actions: [{ type: 'wait', milliseconds: 60_000 }],
+        waitFor: 1000,
+      }),
     ).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('60000 ms') });
   });
 
@@ -107,12 +127,18 @@ describe('browser-pool: render over NATS with one warm Chromium', () => {
         unknown
       >;
     const mobile = await probe(
-      await pool.render({ url: `${pages.url}/probe`, mobile: true, location: { country: 'DE', languages: ['de-DE'] } }),
+      await pool.render({
+        url: `${pages.url}/probe`,
+        mobile: true,
+        location: { country: 'DE', languages: ['de-DE'] },
+      }),
     );
     expect(mobile).toMatchObject({ language: 'de-DE', tz: 'Europe/Berlin', width: 412 });
     expect(mobile.ua).toMatch(/Mobile/);
     expect(mobile.touch).toBeGreaterThan(0);
-    const desktop = await probe(await pool.render({ url: `${pages.url}/probe`, location: { country: 'JP' } }));
+    const desktop = await probe(
+      await pool.render({ url: `${pages.url}/probe`, location: { country: 'JP' } }),
+    );
     expect(desktop).toMatchObject({ language: 'ja-JP', tz: 'Asia/Tokyo', width: 1920, touch: 0 });
     expect(desktop.ua).not.toMatch(/Headless|Mobile/);
   });
@@ -146,7 +172,12 @@ describe('browser-pool: render over NATS with one warm Chromium', () => {
     await pool.render({
       url: `${pages.url}/profile`,
       profile,
-      actions: [{ type: 'executeJavascript', script: "localStorage.setItem('k', 'v1'); document.cookie = 'c=1; max-age=3600'" }],
+      actions: [
+        {
+          type: 'executeJavascript',
+          script: "localStorage.setItem('k', 'v1'); document.cookie = 'c=1; max-age=3600'",
+        },
+      ],
     });
     const again = await pool.render({
       url: `${pages.url}/profile`,
@@ -166,11 +197,33 @@ describe('browser-pool: render over NATS with one warm Chromium', () => {
   it('keeps a replay context for the owning team', async () => {
     const jobId = randomUUID();
     await pool.render({ jobId, url: `${pages.url}/profile`, actions: [{ type: 'scrape' }], mobile: true });
-    const { context } = await pool.client.request(BROWSER_POOL_RPC.replayContext, { teamId: 'team-a', jobId });
-    expect(context).toMatchObject({ url: `${pages.url}/profile`, actions: [{ type: 'scrape' }], options: { mobile: true } });
+    const { context } = await pool.client.request(BROWSER_POOL_RPC.replayContext, {
+      teamId: 'team-a',
+      jobId,
+    });
+    expect(context).toMatchObject({
+      url: `${pages.url}/profile`,
+      actions: [{ type: 'scrape' }],
+      options: { mobile: true },
+    });
     expect(Date.parse(context.expiresAt)).toBeGreaterThan(Date.now());
     await expect(
       pool.client.request(BROWSER_POOL_RPC.replayContext, { teamId: 'team-b', jobId }),
     ).rejects.toMatchObject({ code: 'FORBIDDEN' });
+  });
+
+  it('replaces a killed browser without failing the work that was running or waiting', async () => {
+    const pool$ = pool.service.app.get(BrowserPool, { strict: false }) as BrowserPool<unknown>;
+    const [pid] = pool$.browserPids();
+    expect(pid).toEqual(expect.any(Number));
+    const jobs = [0, 1, 2].map(() => pool.render({ url: `${site.url}/slow?ms=800` }));
+    await new Promise((r) => setTimeout(r, 300));
+    process.kill(pid, 'SIGKILL');
+    const late = pool.render({ url: `${site.url}/script-rendered` });
+    const results = await Promise.all([...jobs, late]);
+    expect(results.slice(0, 3).every((r) => r.content!.html.includes(FIXTURE_TEXT.slowText))).toBe(true);
+    expect(results[3].content!.html).toContain(FIXTURE_TEXT.scriptRendered);
+    expect(pool$.stats()).toMatchObject({ crashes: 1, browsers: 1 });
+    expect(pool$.browserPids()).not.toContain(pid);
   });
 });

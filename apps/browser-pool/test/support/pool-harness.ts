@@ -2,12 +2,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Objm } from '@nats-io/obj';
-import { ARTIFACTS_BUCKET, BROWSER_POOL_RPC, type Artifact, type BrowserRenderReply, type BrowserRenderRequestInput } from '@wds/contracts';
+import {
+  ARTIFACTS_BUCKET,
+  BROWSER_POOL_RPC,
+  type Artifact,
+  type BrowserRenderReply,
+  type BrowserRenderRequestInput,
+} from '@wds/contracts';
 import { startNats, type RunningServer } from '@wds/local-infra';
 import { Messaging } from '@wds/messaging';
 import { createLogger } from '@wds/observability';
 import { bootstrapService, type RunningService } from '@wds/service-kit';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- TODO(lead): allow type:test libs in app test files
 import { createTestDatabase } from '@wds/testing';
 import { AppModule } from '../../src/app.module';
 import { BrowserPoolConfig } from '../../src/config';

@@ -87,7 +87,14 @@ export async function startCrawlStack(extraEnv: Record<string, string> = {}): Pr
     let out = '';
     const child = spawn(process.execPath, [path.join(ROOT, `apps/${name}/dist/main.js`)], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, ...env, WDS_INSTANCE_ID: `${name}-${randomUUID().slice(0, 8)}`, ...more },
+      // info: readiness is read from the start-up log line carrying healthUrl.
+      env: {
+        PATH: process.env.PATH,
+        ...env,
+        LOG_LEVEL: 'info',
+        WDS_INSTANCE_ID: `${name}-${randomUUID().slice(0, 8)}`,
+        ...more,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20000)));
@@ -96,7 +103,14 @@ export async function startCrawlStack(extraEnv: Record<string, string> = {}): Pr
     const svc = { name, child, output: () => out, exited };
     children.push(svc);
     await new Promise<void>((resolve, reject) => {
+      const deadline = Date.now() + 60_000;
       const timer = setInterval(() => {
+        if (Date.now() > deadline) {
+          clearInterval(timer);
+          child.kill('SIGKILL');
+          reject(new Error(`${name} not ready within 60 s:\n${out}`));
+          return;
+        }
         if (out.includes('"healthUrl"')) {
           clearInterval(timer);
           resolve();

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Database } from '@wds/database';
 
@@ -6,45 +5,79 @@ import { Database } from '@wds/database';
 export const LEASE_TTL_MS = 30_000;
 
 /**
+ * Unused slots a replica may keep for a team between its requests, so a busy team does not pay a
+ * PostgreSQL transaction per request. At most 1/64 of the team's limit (never for limits under
+ * 64, which therefore stay exact), at most 16; idle spares are handed back by `returnIdleSpares`.
+ */
+export function spareSlots(max: number): number {
+  return Math.min(16, Math.floor(max / 64));
+}
+
+interface Spare {
+  id: string;
+  since: number;
+}
+
+/**
  * In-flight requests per team across all gateway replicas, as rows of gateway.concurrency_leases.
  * Acquiring counts the team's live leases under a per-team advisory lock, so two replicas cannot
- * both take the last slot. Leases held by this process are renewed by `renewHeld()` while their
- * requests run.
+ * both take the last slot. A replica may take a few more slots than it needs at once and keep
+ * them as spares (see `spareSlots`); every lease held here, spare or in use, is renewed by
+ * `renewHeld()` and counts against the team's limit on every replica.
  */
 @Injectable()
 export class ConcurrencyLimiter {
-  private readonly held = new Set<string>();
+  /** Lease id → its team, for every lease this process holds (in use or spare). */
+  private readonly held = new Map<string, { teamId: string; max: number }>();
+  private readonly spares = new Map<string, Spare[]>();
 
   constructor(private readonly db: Database) {}
 
   /** A lease id, or undefined when the team already has `max` requests in flight. */
   async acquire(teamId: string, max: number): Promise<string | undefined> {
-    const id = randomUUID();
-    const acquired = await this.db.tx(async (q) => {
+    const spare = this.spares.get(teamId)?.pop();
+    if (spare) return spare.id;
+    const want = 1 + spareSlots(max);
+    const ids = await this.db.tx(async (q) => {
       await q.query("SELECT pg_advisory_xact_lock(hashtext('gateway.concurrency:' || $1))", [teamId]);
-      await q.query('DELETE FROM gateway.concurrency_leases WHERE team_id = $1 AND expires_at <= now()', [
-        teamId,
-      ]);
-      const res = await q.query(
+      // Expired rows (a crashed replica's) do not count; housekeeping deletes them later.
+      const res = await q.query<{ id: string }>(
         `INSERT INTO gateway.concurrency_leases (id, team_id, expires_at)
-         SELECT $1, $2, now() + make_interval(secs => $4::double precision / 1000)
-         WHERE (SELECT count(*) FROM gateway.concurrency_leases WHERE team_id = $2) < $3`,
-        [id, teamId, max, LEASE_TTL_MS],
+         SELECT gen_random_uuid(), $1, now() + make_interval(secs => $4::double precision / 1000)
+         FROM generate_series(1, LEAST($3::int, $2::int - (
+           SELECT count(*) FROM gateway.concurrency_leases WHERE team_id = $1 AND expires_at > now())::int))
+         RETURNING id`,
+        [teamId, max, want, LEASE_TTL_MS],
       );
-      return (res.rowCount ?? 0) > 0;
+      return res.rows.map((r) => r.id);
     });
-    if (!acquired) return undefined;
-    this.held.add(id);
-    return id;
+    if (ids.length === 0) return undefined;
+    for (const id of ids) this.held.set(id, { teamId, max });
+    if (ids.length > 1) {
+      const since = Date.now();
+      this.spareList(teamId).push(...ids.slice(1).map((id) => ({ id, since })));
+    }
+    return ids[0];
   }
 
   async release(leaseId: string): Promise<void> {
+    const owner = this.held.get(leaseId);
+    if (owner) {
+      const list = this.spareList(owner.teamId);
+      if (list.length < spareSlots(owner.max)) {
+        list.push({ id: leaseId, since: Date.now() });
+        return;
+      }
+    }
     this.held.delete(leaseId);
     await this.db.query('DELETE FROM gateway.concurrency_leases WHERE id = $1', [leaseId]);
   }
 
+  /** Leases of requests in flight through this process (spares excluded). */
   heldCount(): number {
-    return this.held.size;
+    let spare = 0;
+    for (const list of this.spares.values()) spare += list.length;
+    return this.held.size - spare;
   }
 
   /** Extends every lease this process holds; called well within LEASE_TTL_MS. */
@@ -53,19 +86,44 @@ export class ConcurrencyLimiter {
     await this.db.query(
       `UPDATE gateway.concurrency_leases SET expires_at = now() + make_interval(secs => $2::double precision / 1000)
        WHERE id = ANY($1::uuid[])`,
-      [[...this.held], LEASE_TTL_MS],
+      [[...this.held.keys()], LEASE_TTL_MS],
     );
+  }
+
+  /** Gives back spare slots unused for `idleMs`, so other replicas can have them. */
+  async returnIdleSpares(idleMs: number): Promise<void> {
+    const cutoff = Date.now() - idleMs;
+    const ids: string[] = [];
+    for (const [teamId, list] of this.spares) {
+      const keep = list.filter((s) => s.since > cutoff);
+      for (const s of list) if (s.since <= cutoff) ids.push(s.id);
+      if (keep.length) this.spares.set(teamId, keep);
+      else this.spares.delete(teamId);
+    }
+    for (const id of ids) this.held.delete(id);
+    if (ids.length)
+      await this.db.query('DELETE FROM gateway.concurrency_leases WHERE id = ANY($1::uuid[])', [ids]);
   }
 
   /** Frees this process's slots on shutdown instead of letting them time out. */
   async releaseAll(): Promise<void> {
-    const ids = [...this.held];
+    const ids = [...this.held.keys()];
     this.held.clear();
+    this.spares.clear();
     if (ids.length)
       await this.db.query('DELETE FROM gateway.concurrency_leases WHERE id = ANY($1::uuid[])', [ids]);
   }
 
   async deleteExpired(): Promise<void> {
     await this.db.query('DELETE FROM gateway.concurrency_leases WHERE expires_at <= now()');
+  }
+
+  private spareList(teamId: string): Spare[] {
+    let list = this.spares.get(teamId);
+    if (!list) {
+      list = [];
+      this.spares.set(teamId, list);
+    }
+    return list;
   }
 }

@@ -20,7 +20,14 @@ export class LimitsHousekeeping implements OnModuleInit, BeforeApplicationShutdo
 
   onModuleInit(): void {
     this.timers = [
-      setInterval(() => this.run('renew leases', () => this.concurrency.renewHeld()), RENEW_EVERY_MS),
+      setInterval(
+        () =>
+          this.run('renew leases', async () => {
+            await this.concurrency.returnIdleSpares(RENEW_EVERY_MS);
+            await this.concurrency.renewHeld();
+          }),
+        RENEW_EVERY_MS,
+      ),
       setInterval(
         () =>
           this.run('purge limiter rows', async () => {

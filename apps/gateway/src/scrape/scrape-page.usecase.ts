@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   ErrorCode,
   SCRAPE_RPC,
@@ -9,6 +9,8 @@ import {
   type ScrapeResponse,
 } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
+import type { Logger } from '@wds/observability';
+import { LOGGER } from '@wds/service-kit';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedTeam } from '../auth/authenticated-team';
 import { CreditsService } from '../credits/credits.service';
@@ -34,11 +36,13 @@ export class ScrapePageUseCase {
     private readonly messaging: Messaging,
     private readonly credits: CreditsService,
     private readonly documents: ScrapeDocumentReader,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async execute({ req, team, body }: ScrapePageCommand): Promise<ScrapeResponse> {
     const options = validate(ScrapeRequest, body, 'body');
-    const unsupported = unsupportedScrapeFeature(options);
+    // Browser features are decided by the scraper, which knows whether a browser-pool is deployed.
+    const unsupported = unsupportedScrapeFeature(options, { browser: true });
     if (unsupported) {
       throw new ServiceError(ErrorCode.BAD_REQUEST, unsupported.message, { field: unsupported.field });
     }
@@ -76,7 +80,16 @@ export class ScrapePageUseCase {
       throw err;
     }
     const document = await this.documents.resolve(team.teamId, reply);
-    await this.credits.settle(reservation.reservationId, reply.creditsUsed);
+    // The hold already covers the estimate and the answer does not depend on the settlement, so the
+    // client does not wait for it; a lost settle leaves the hold to billing's sweeper.
+    this.credits
+      .settle(reservation.reservationId, reply.creditsUsed)
+      .catch((err: unknown) =>
+        this.logger.error(
+          { err, reservationId: reservation.reservationId, credits: reply.creditsUsed },
+          'could not settle credits',
+        ),
+      );
     return { success: true, data: document };
   }
 }

@@ -1,4 +1,4 @@
-import { envInt } from '@wds/config';
+import { envBool, envInt } from '@wds/config';
 import { parseProxyList } from '@wds/outbound';
 import { z } from 'zod';
 
@@ -31,6 +31,14 @@ export const scrapeEnvShape = {
   WDS_SCRAPE_RETENTION_HOURS: envInt({ min: 1 }).default(24),
   /** How long cached pages are kept; lockdown's default maxAge is 2 years, hence the default. */
   WDS_SCRAPE_CACHE_RETENTION_DAYS: envInt({ min: 1 }).default(730),
+  /** Render with the browser-pool service (screenshots, actions, script-rendered pages); false = fetch only. */
+  WDS_BROWSER_ENABLED: envBool().default(true),
+  /** Render requests sent when browser-pool replicas answer "at capacity", before answering 429. */
+  WDS_BROWSER_RENDER_ATTEMPTS: envInt({ min: 1, max: 10 }).default(3),
+  /** A slow engine gets this long before the next engine of the waterfall starts in parallel. */
+  WDS_ENGINE_WATERFALL_MS: envInt({ min: 0 }).default(8000),
+  /** Base URL clients reach the gateway at: screenshot and PDF URLs point there. */
+  WDS_PUBLIC_BASE_URL: z.url().default('http://localhost:3002'),
 };
 
 export const ScrapeEnv = z.object(scrapeEnvShape);

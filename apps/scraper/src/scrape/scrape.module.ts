@@ -1,11 +1,14 @@
 import { Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { Database } from '@wds/database';
+import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { NetworkPolicy, OutboundHttp, ProxyPool } from '@wds/outbound';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import { DocumentBuilder } from './document/build-document';
 import { HtmlTransformer } from './document/html-transformer';
 import { TransformLibHtmlTransformer } from './document/transform-lib.html-transformer';
+import { BrowserEngine, NatsBrowserEngine } from './engine/browser-engine';
+import { EngineSelector } from './engine/engine-selection';
 import { FetchEngine } from './engine/fetch-engine';
 import { PdfParseExtractor, PdfTextExtractor } from './pdf/pdf-extractor';
 import type { ScrapeEnv } from './scrape.config';
@@ -50,6 +53,20 @@ class OutboundLifecycle implements OnApplicationShutdown {
           maxBytes: c.WDS_SCRAPE_MAX_BYTES,
         }),
     },
+    {
+      provide: BrowserEngine,
+      inject: [APP_CONFIG, Messaging],
+      useFactory: (c: ScrapeEnv, messaging: Messaging) =>
+        new NatsBrowserEngine(messaging, { attempts: c.WDS_BROWSER_RENDER_ATTEMPTS, retryDelayMs: 50 }),
+    },
+    {
+      provide: EngineSelector,
+      inject: [APP_CONFIG, FetchEngine, BrowserEngine],
+      useFactory: (c: ScrapeEnv, fetch: FetchEngine, browser: BrowserEngine) =>
+        new EngineSelector(fetch, c.WDS_BROWSER_ENABLED ? browser : undefined, {
+          waterfallDelayMs: c.WDS_ENGINE_WATERFALL_MS,
+        }),
+    },
     { provide: HtmlTransformer, useClass: TransformLibHtmlTransformer },
     { provide: PdfTextExtractor, useFactory: () => new PdfParseExtractor() },
     {
@@ -70,10 +87,18 @@ class OutboundLifecycle implements OnApplicationShutdown {
     },
     {
       provide: RunScrapeUseCase,
-      inject: [APP_CONFIG, FetchEngine, DocumentBuilder, ScrapeStore, CacheStore, DocumentDelivery, LOGGER],
+      inject: [
+        APP_CONFIG,
+        EngineSelector,
+        DocumentBuilder,
+        ScrapeStore,
+        CacheStore,
+        DocumentDelivery,
+        LOGGER,
+      ],
       useFactory: (
         c: ScrapeEnv,
-        engine: FetchEngine,
+        engine: EngineSelector,
         builder: DocumentBuilder,
         store: ScrapeStore,
         cache: CacheStore,
@@ -89,6 +114,7 @@ class OutboundLifecycle implements OnApplicationShutdown {
           {
             retentionMs: c.WDS_SCRAPE_RETENTION_HOURS * HOUR,
             cacheRetentionMs: c.WDS_SCRAPE_CACHE_RETENTION_DAYS * 24 * HOUR,
+            publicBaseUrl: c.WDS_PUBLIC_BASE_URL,
           },
           logger.child({ component: 'scrape' }),
         ),

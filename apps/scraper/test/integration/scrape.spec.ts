@@ -147,14 +147,15 @@ describe('scraper service: scrape over NATS (fixture site allow-listed)', () => 
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it('refuses browser and LLM features with BAD_REQUEST naming them', async () => {
-    await expect(scraper.scrape(team(), { url: site.url, formats: ['screenshot'] })).rejects.toMatchObject({
+  it('refuses LLM features with BAD_REQUEST naming them; browser features need a browser-pool replica', async () => {
+    await expect(scraper.scrape(team(), { url: site.url, formats: ['summary'] })).rejects.toMatchObject({
       code: 'BAD_REQUEST',
-      message: expect.stringContaining("'screenshot'"),
+      message: expect.stringContaining("'summary'"),
     });
+    // No browser-pool runs in this suite (see browser-engine.spec.ts for rendering).
     await expect(scraper.scrape(team(), { url: site.url, waitFor: 500 })).rejects.toMatchObject({
-      code: 'BAD_REQUEST',
-      message: expect.stringContaining('waitFor'),
+      code: 'SERVICE_UNAVAILABLE',
+      message: expect.stringContaining('browser-pool'),
     });
   });
 });

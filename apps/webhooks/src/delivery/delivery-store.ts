@@ -130,8 +130,12 @@ export class PgDeliveryStore extends DeliveryStore {
   }
 
   async claim(opts: ClaimOptions): Promise<ClaimedDelivery[]> {
-    const { rows } = await this.db.query<ClaimRow>(
-      `WITH due AS (
+    const { rows } = await this.db.tx(async (q) => {
+      // Claims are serialised across replicas (one short statement each), so the per-destination
+      // cap counts every live lease exactly; SKIP LOCKED still keeps claims off rows being recorded.
+      await q.query("SELECT pg_advisory_xact_lock(hashtext('wds.webhooks.claim'))");
+      return q.query<ClaimRow>(
+        `WITH due AS (
          SELECT d.webhook_id, d.destination, d.next_attempt_at, d.serial
          FROM webhooks.deliveries d
          WHERE d.status = 'pending' AND d.next_attempt_at <= now()
@@ -163,8 +167,9 @@ export class PgDeliveryStore extends DeliveryStore {
        SET leased_until = now() + $3::int * interval '1 millisecond', leased_by = $4
        FROM locked WHERE d.webhook_id = locked.webhook_id
        RETURNING d.webhook_id, d.team_id, d.job_id, d.type, d.url, d.headers, d.body, d.attempts`,
-      [opts.limit, opts.perDestination, opts.leaseMs, opts.instance],
-    );
+        [opts.limit, opts.perDestination, opts.leaseMs, opts.instance],
+      );
+    });
     return rows.map((r) => ({
       webhookId: r.webhook_id,
       teamId: r.team_id,

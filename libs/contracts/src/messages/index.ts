@@ -18,3 +18,4 @@ export * from './scrape';
 export * from './jobs';
 export * from './crawl';
 export * from './browser-render';
+export * from './batch';

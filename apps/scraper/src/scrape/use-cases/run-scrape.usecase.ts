@@ -11,7 +11,9 @@ import { CREDITS, freshScrapeCost } from '../credits';
 import type { BuiltDocument, DocumentBuilder } from '../document/build-document';
 import type { OutputFormat } from '../document/html-transformer';
 import { buildMetadata } from '../document/metadata';
-import type { FetchedPage, FetchEngine } from '../engine/fetch-engine';
+import type { EngineSelector, PageOutcome } from '../engine/engine-selection';
+import type { FetchedPage } from '../engine/fetch-engine';
+import { browserResults } from './browser-results';
 import type { CacheStore } from '../storage/cache-store';
 import { decodeDocument, encodeDocument } from '../storage/document-codec';
 import type { ScrapeStore } from '../storage/scrape-store';
@@ -20,6 +22,8 @@ import { DocumentDelivery, type DeliveredResult } from './document-delivery';
 export interface RunScrapeSettings {
   retentionMs: number;
   cacheRetentionMs: number;
+  /** Base URL of the gateway, for screenshot and PDF artifact URLs. */
+  publicBaseUrl: string;
 }
 
 const OUTPUT_FORMATS: readonly OutputFormat[] = ['markdown', 'html', 'rawHtml', 'links', 'images'];
@@ -27,7 +31,7 @@ const OUTPUT_FORMATS: readonly OutputFormat[] = ['markdown', 'html', 'rawHtml', 
 /** Runs a page scrape request within its deadline; `now` is injectable for tests. */
 export class RunScrapeUseCase {
   constructor(
-    private readonly engine: FetchEngine,
+    private readonly engines: EngineSelector,
     private readonly builder: DocumentBuilder,
     private readonly scrapes: ScrapeStore,
     private readonly cache: CacheStore,
@@ -40,7 +44,7 @@ export class RunScrapeUseCase {
   async execute(cmd: ScrapeRunRequest): Promise<DeliveredResult> {
     const started = this.now();
     const o = cmd.options;
-    const unsupported = unsupportedScrapeFeature(o);
+    const unsupported = unsupportedScrapeFeature(o, { browser: this.engines.hasBrowser });
     if (unsupported) throw new ServiceError('BAD_REQUEST', unsupported.message, { field: unsupported.field });
     // Lockdown is treated as zero data retention: nothing about the request is kept.
     const zdr = cmd.zeroDataRetention === true || o.zeroDataRetention || o.lockdown;
@@ -95,18 +99,20 @@ export class RunScrapeUseCase {
     }
 
     const deadline = started + o.timeout;
-    let fetched: { page: FetchedPage; built: BuiltDocument };
+    let fetched: { page: FetchedPage; built: BuiltDocument; outcome: PageOutcome };
     try {
-      fetched = await this.fetchAndBuild(o, deadline);
+      fetched = await this.fetchAndBuild(cmd, zdr, deadline);
     } catch (err) {
       const code = err instanceof ServiceError ? err.code : 'INTERNAL';
       log.info({ code, ms: this.now() - started }, 'scrape failed');
       await this.recordFailure(cmd, zdr, code, 0);
       throw err;
     }
-    const { page, built } = fetched;
+    const { page, built, outcome } = fetched;
     const credits = freshScrapeCost(built.content, page.proxyUsed);
-    if (useCache && o.storeInCache && page.status >= 200 && page.status < 300) {
+    // Screenshot URLs expire with their artifacts, so such documents are never reused from the cache.
+    const cacheable = !outcome.rendered?.screenshot;
+    if (useCache && o.storeInCache && cacheable && page.status >= 200 && page.status < 300) {
       const { gz } = await encodeDocument(built.document);
       await this.cache.put({
         key,
@@ -118,6 +124,8 @@ export class RunScrapeUseCase {
     }
     const document: Document = {
       ...built.document,
+      ...(outcome.rendered ? browserResults(outcome.rendered, this.settings.publicBaseUrl) : {}),
+      ...(outcome.warning ? { warning: outcome.warning } : {}),
       metadata: buildMetadata(built.document.metadata ?? {}, {
         scrapeId: cmd.jobId,
         cacheState: 'miss',
@@ -126,7 +134,13 @@ export class RunScrapeUseCase {
       }),
     };
     log.info(
-      { statusCode: page.status, credits, proxyUsed: page.proxyUsed, ms: this.now() - started },
+      {
+        statusCode: page.status,
+        credits,
+        proxyUsed: page.proxyUsed,
+        engine: outcome.engine,
+        ms: this.now() - started,
+      },
       'page scraped',
     );
     return this.delivery.deliver({
@@ -143,18 +157,17 @@ export class RunScrapeUseCase {
   }
 
   private async fetchAndBuild(
-    o: ScrapeRunRequest['options'],
+    cmd: ScrapeRunRequest,
+    zdr: boolean,
     deadline: number,
-  ): Promise<{ page: FetchedPage; built: BuiltDocument }> {
-    const page = await this.engine.fetch({
-      url: o.url,
-      headers: o.headers,
-      mobile: o.mobile,
-      location: o.location,
-      skipTlsVerification: o.skipTlsVerification,
-      proxy: o.proxy,
+  ): Promise<{ page: FetchedPage; built: BuiltDocument; outcome: PageOutcome }> {
+    const o = cmd.options;
+    const outcome = await this.engines.obtain(
+      o,
+      { teamId: cmd.teamId, jobId: cmd.jobId, zeroDataRetention: zdr },
       deadline,
-    });
+    );
+    const page = outcome.page;
     const formats = new Set(
       normalizeFormats(o.formats)
         .map((f) => f.type)
@@ -172,7 +185,7 @@ export class RunScrapeUseCase {
       }),
       deadline - this.now(),
     );
-    return { page, built };
+    return { page, built, outcome };
   }
 
   private fromCache(

@@ -29,7 +29,7 @@ export const BatchScrapeRequest = publicBody({
         ctx.addIssue({
           code: 'custom',
           path: ['urls', i],
-          message: 'Invalid URL: expected an http or https URL',
+          message: `Invalid URL ${JSON.stringify(url.slice(0, 200))}: expected an http or https URL`,
         });
       }
     });

@@ -17,22 +17,39 @@ const FORMAT_NEEDS: Record<string, 'a browser' | 'an LLM'> = {
   highlights: 'an LLM',
 };
 
+/** Formats the browser engine (browser-pool) produces. */
+export const BROWSER_ENGINE_FORMATS = ['screenshot'] as const;
+
 type FeatureFields = Pick<ScrapeRequest, 'formats' | 'actions' | 'waitFor' | 'profile' | 'onlyCleanContent'>;
 
+/** What the deployment can do beyond the fetch engine. */
+export interface ScrapeCapabilities {
+  /** A browser engine (browser-pool) renders pages: screenshots, actions, waitFor, profiles. */
+  browser?: boolean;
+}
+
 /**
- * The first requested format or option that the fetch engine cannot honour, as a message naming it,
+ * The first requested format or option that the service cannot honour, as a message naming it,
  * or undefined. Such a request must be refused (400), never answered with an incomplete document.
  */
-export function unsupportedScrapeFeature(o: FeatureFields): { field: string; message: string } | undefined {
+export function unsupportedScrapeFeature(
+  o: FeatureFields,
+  caps: ScrapeCapabilities = {},
+): { field: string; message: string } | undefined {
   for (const f of normalizeFormats(o.formats)) {
     const needs = FORMAT_NEEDS[f.type];
+    if (caps.browser && (BROWSER_ENGINE_FORMATS as readonly string[]).includes(f.type)) continue;
     if (needs) {
       return {
         field: 'formats',
-        message: `The '${f.type}' format needs ${needs}, which is not available for scrapes on this service`,
+        message:
+          caps.browser && needs === 'a browser'
+            ? `The '${f.type}' format is not available for scrapes on this service`
+            : `The '${f.type}' format needs ${needs}, which is not available for scrapes on this service`,
       };
     }
   }
+  if (caps.browser) return unsupportedBeyondBrowser(o);
   if ((o.actions?.length ?? 0) > 0) {
     return {
       field: 'actions',
@@ -51,6 +68,16 @@ export function unsupportedScrapeFeature(o: FeatureFields): { field: string; mes
       message: "'profile' needs a browser, which is not available for scrapes on this service",
     };
   }
+  if (o.onlyCleanContent) {
+    return {
+      field: 'onlyCleanContent',
+      message: "'onlyCleanContent' needs an LLM, which is not available for scrapes on this service",
+    };
+  }
+  return undefined;
+}
+
+function unsupportedBeyondBrowser(o: FeatureFields): { field: string; message: string } | undefined {
   if (o.onlyCleanContent) {
     return {
       field: 'onlyCleanContent',

@@ -1,0 +1,81 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { BATCH_CONSUMERS, BATCH_RPC, BATCH_WORK } from '@wds/contracts';
+import { Database } from '@wds/database';
+import { JobEvents, JobQueries, JobStore, JobWatchdog, PageDispatcher, PageRunner, type JobRow } from '@wds/jobs';
+import { Messaging } from '@wds/messaging';
+import type { Logger } from '@wds/observability';
+import { APP_CONFIG, LOGGER } from '@wds/service-kit';
+import type { BatchConfig } from '../config';
+import { BatchPageHooks } from './batch-page.hooks';
+import { CreateBatchUseCase } from './create-batch.usecase';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/** Why a batch whose creation was cut short is failed rather than re-seeded. */
+const CREATION_INTERRUPTED =
+  'The batch was not fully created (its creation was interrupted before the URLs were recorded); start it again';
+
+/**
+ * The batch service's runtime: serves the batch RPCs, consumes page tasks (any number of
+ * replicas share them through the durable consumer) and runs the job watchdog.
+ */
+@Injectable()
+export class BatchService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly store: JobStore;
+  private readonly events: JobEvents;
+  private readonly dispatcher: PageDispatcher;
+  private readonly runner: PageRunner;
+  private readonly watchdog: JobWatchdog;
+
+  constructor(
+    private readonly messaging: Messaging,
+    database: Database,
+    @Inject(APP_CONFIG) private readonly config: BatchConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.store = new JobStore(database, 'batch');
+    this.events = new JobEvents(messaging, 'batch');
+    this.dispatcher = new PageDispatcher(messaging, BATCH_WORK.page, 'batch');
+    this.runner = new PageRunner(messaging, this.store, logger, {
+      jobKind: 'batch',
+      endpoint: 'batch_scrape',
+      subject: BATCH_WORK.page,
+      consumer: { ...BATCH_CONSUMERS.page, ackWaitMs: config.WDS_BATCH_ACK_WAIT_MS },
+      concurrency: config.WDS_BATCH_WORKER_CONCURRENCY,
+      hooks: new BatchPageHooks(),
+    });
+    this.watchdog = new JobWatchdog(this.store, this.dispatcher, this.events, logger, {
+      intervalMs: config.WDS_BATCH_WATCHDOG_INTERVAL_MS,
+      redispatchAfterMs: config.WDS_BATCH_REDISPATCH_MS,
+      reconcileAfterMs: config.WDS_BATCH_RECONCILE_MS,
+      failAfterMs: config.WDS_BATCH_STALL_FAIL_MS,
+      // The gateway got no answer for such a batch, so nobody waits for it: fail it, charge nothing.
+      reseed: (job) => this.failUnseeded(job),
+    });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const create = new CreateBatchUseCase(this.store, this.dispatcher, this.events, {
+      retentionMs: this.config.WDS_BATCH_RETENTION_HOURS * HOUR,
+      zdrRetentionMs: this.config.WDS_BATCH_ZDR_RETENTION_MINUTES * MINUTE,
+    });
+    this.messaging.serve(BATCH_RPC.create, (req) => create.execute(req));
+    new JobQueries(this.messaging, this.store, this.events, { kind: 'batch', rpcs: BATCH_RPC }).serve();
+    await this.runner.start();
+    this.watchdog.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.watchdog.stop();
+    await this.runner.stop();
+    this.logger.info('batch workers stopped');
+  }
+
+  private async failUnseeded(job: JobRow): Promise<void> {
+    if (await this.store.end(job.id, 'failed', CREATION_INTERRUPTED)) {
+      this.logger.warn({ jobId: job.id }, 'batch failed: creation interrupted');
+      await this.events.lifecycle(job, 'failed', CREATION_INTERRUPTED);
+    }
+  }
+}

@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import {
+  buildServices,
+  sourcesOf,
+  startBatchStack,
+  type BatchStack,
+  type ServiceChild,
+  type Team,
+} from '../support/batch-stack';
+
+/** Short ack wait and watchdog periods, so a killed worker's pages come back within seconds. */
+const WORKER_ENV = {
+  WDS_BATCH_ACK_WAIT_MS: '5000',
+  WDS_BATCH_WATCHDOG_INTERVAL_MS: '500',
+  WDS_BATCH_RECONCILE_MS: '5000',
+};
+
+describe('batch scrape through the gateway (real gateway, billing, scraper and batch processes)', () => {
+  let stack: BatchStack;
+  let worker: ServiceChild;
+  let team: Team;
+  const page = (p: string) => `${stack.site.url}${p}`;
+  const create = (json: Record<string, unknown>, key = team.apiKey) =>
+    stack.call('POST', '/v2/batch/scrape', { key, json });
+
+  beforeAll(async () => {
+    buildServices();
+    stack = await startBatchStack();
+    worker = await stack.spawnService('batch', WORKER_ENV);
+    team = await stack.team();
+  }, 240_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  }, 60_000);
+
+  it('scrapes every URL once, completes, and charges one credit per page', async () => {
+    const paths = ['/', '/article', '/meta', '/docs', '/docs/a', '/docs/b'];
+    const before = await stack.balance(team.teamId);
+    const res = await create({ urls: [...paths.map(page), page('/article')], formats: ['markdown'] });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, id: expect.any(String), url: `${stack.url}/v2/batch/scrape/${res.body.id}` });
+
+    const ended = await stack.waitEnded(team.apiKey, res.body.id);
+    expect(ended).toMatchObject({ success: true, status: 'completed', total: 6, completed: 6, creditsUsed: 6, next: null });
+    expect(Number.isNaN(Date.parse(ended.expiresAt))).toBe(false);
+    const { docs } = await stack.allDocuments(team.apiKey, res.body.id);
+    expect(sourcesOf(docs)).toEqual([...paths].sort());
+    for (const doc of docs) expect(doc.markdown).toEqual(expect.any(String));
+    expect(docs.find((d) => d.metadata.sourceURL === page('/article')).markdown).toContain('#');
+    expect(before - (await stack.balance(team.teamId))).toBe(6);
+  }, 60_000);
+
+  it('refuses invalid URLs naming them, or sets them aside with ignoreInvalidURLs', async () => {
+    const refused = await create({ urls: [page('/article'), 'not a url', 'ftp://example.com/x'] });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toContain('"not a url"');
+    expect(refused.body.error).toContain('ftp://example.com/x');
+
+    const none = await create({ urls: ['not a url'], ignoreInvalidURLs: true });
+    expect(none.status).toBe(400);
+    expect((await create({ urls: [] })).status).toBe(400);
+
+    const res = await create({ urls: ['not a url', page('/meta')], ignoreInvalidURLs: true });
+    expect(res.status).toBe(200);
+    expect(res.body.invalidURLs).toEqual(['not a url']);
+    const ended = await stack.waitEnded(team.apiKey, res.body.id);
+    expect(ended).toMatchObject({ status: 'completed', total: 1, completed: 1 });
+    expect(sourcesOf(ended.data)).toEqual(['/meta']);
+  }, 60_000);
+
+  it('appends URLs to a running batch of the same team (appendToId) and refuses other cases', async () => {
+    const slow = [page('/slow?ms=1200&n=a'), page('/slow?ms=1200&n=b')];
+    const res = await create({ urls: slow, maxConcurrency: 1 });
+    expect(res.status).toBe(200);
+    const id = res.body.id;
+
+    const other = await stack.team();
+    expect((await create({ urls: [page('/meta')], appendToId: id }, other.apiKey)).status).toBe(403);
+    expect((await create({ urls: [page('/meta')], appendToId: randomUUID() })).status).toBe(404);
+    const otherOptions = await create({ urls: [page('/meta')], appendToId: id, formats: ['html'] });
+    expect(otherOptions.status).toBe(400);
+    expect(otherOptions.body.error).toContain('appendToId');
+
+    const appended = await create({ urls: [page('/article'), page('/meta'), slow[0]], appendToId: id });
+    expect(appended.status).toBe(200);
+    expect(appended.body.id).toBe(id);
+
+    const ended = await stack.waitEnded(team.apiKey, id);
+    expect(ended).toMatchObject({ status: 'completed', total: 4, completed: 4, creditsUsed: 4 });
+    const { docs } = await stack.allDocuments(team.apiKey, id);
+    expect(sourcesOf(docs)).toEqual(['/article', '/meta', '/slow?ms=1200&n=a', '/slow?ms=1200&n=b']);
+
+    const late = await create({ urls: [page('/docs')], appendToId: id });
+    expect(late.status).toBe(409);
+  }, 60_000);
+
+  it('cancels a running batch; a second cancel is a conflict', async () => {
+    const urls = Array.from({ length: 6 }, (_, i) => page(`/slow?ms=1500&c=${i}`));
+    const res = await create({ urls, maxConcurrency: 1 });
+    expect(res.status).toBe(200);
+    const cancel = await stack.call('DELETE', `/v2/batch/scrape/${res.body.id}`, { key: team.apiKey });
+    expect(cancel).toEqual({ status: 200, body: { success: true, status: 'cancelled' } });
+    await new Promise((r) => setTimeout(r, 2000));
+    const status = await stack.call('GET', `/v2/batch/scrape/${res.body.id}`, { key: team.apiKey });
+    expect(status.body).toMatchObject({ status: 'cancelled', next: null });
+    expect(status.body.completed).toBeLessThanOrEqual(1);
+    const again = await stack.call('DELETE', `/v2/batch/scrape/${res.body.id}`, { key: team.apiKey });
+    expect(again.status).toBe(409);
+  }, 60_000);
+
+  it('lists failed pages (DNS failure, blocked destination) in the errors and charges nothing for them', async () => {
+    const before = await stack.balance(team.teamId);
+    const dns = 'http://no-such-host.invalid/page';
+    const blocked = 'http://10.0.0.1/';
+    const res = await create({ urls: [dns, blocked, page('/article')] });
+    expect(res.status).toBe(200);
+    const ended = await stack.waitEnded(team.apiKey, res.body.id);
+    expect(ended).toMatchObject({ status: 'completed', completed: 1, total: 1, creditsUsed: 1 });
+    const errors = await stack.call('GET', `/v2/batch/scrape/${res.body.id}/errors`, { key: team.apiKey });
+    expect(errors.status).toBe(200);
+    expect(errors.body.robotsBlocked).toEqual([]);
+    const byUrl = new Map<string, any>(errors.body.errors.map((e: any) => [e.url, e]));
+    expect([...byUrl.keys()].sort()).toEqual([dns, blocked].sort());
+    expect(byUrl.get(dns)).toMatchObject({ code: 'UPSTREAM_FAILED', error: expect.stringContaining('resolve') });
+    expect(byUrl.get(blocked)).toMatchObject({ code: 'DESTINATION_BLOCKED', error: expect.any(String) });
+    expect(before - (await stack.balance(team.teamId))).toBe(1);
+  }, 60_000);
+
+  it("refuses another team's batch (403) and unknown ids (404)", async () => {
+    const res = await create({ urls: [page('/docs')] });
+    const other = await stack.team();
+    for (const [method, route] of [
+      ['GET', `/v2/batch/scrape/${res.body.id}`],
+      ['DELETE', `/v2/batch/scrape/${res.body.id}`],
+      ['GET', `/v2/batch/scrape/${res.body.id}/errors`],
+    ]) {
+      expect((await stack.call(method, route, { key: other.apiKey })).status).toBe(403);
+      expect((await stack.call(method, route.replace(res.body.id, randomUUID()), { key: team.apiKey })).status).toBe(404);
+    }
+    expect((await stack.call('GET', '/v2/batch/scrape/not-a-uuid', { key: team.apiKey })).status).toBe(400);
+    await stack.waitEnded(team.apiKey, res.body.id);
+  }, 60_000);
+
+  it('accepts zeroDataRetention only for teams that have it, and keeps such batches briefly', async () => {
+    expect((await create({ urls: [page('/docs')], zeroDataRetention: true })).status).toBe(403);
+    const zdr = await stack.team({ zeroDataRetention: true });
+    const res = await create({ urls: [page('/docs/a')], zeroDataRetention: true }, zdr.apiKey);
+    expect(res.status).toBe(200);
+    const ended = await stack.waitEnded(zdr.apiKey, res.body.id);
+    expect(ended).toMatchObject({ status: 'completed', completed: 1 });
+    expect(Date.parse(ended.expiresAt) - Date.now()).toBeLessThanOrEqual(60 * 60_000);
+    const { rows } = await stack.db.query<{ zdr: boolean }>(
+      'SELECT zero_data_retention AS zdr FROM batch.jobs WHERE id = $1',
+      [res.body.id],
+    );
+    expect(rows[0].zdr).toBe(true);
+  }, 60_000);
+
+  it('completes every page once, charged once, when its worker is killed mid-job', async () => {
+    const owner = await stack.team();
+    const before = await stack.balance(owner.teamId);
+    const urls = Array.from({ length: 16 }, (_, i) => page(`/slow?ms=300&k=${i}`));
+    const res = await create({ urls, maxConcurrency: 2 }, owner.apiKey);
+    expect(res.status).toBe(200);
+    const id = res.body.id;
+    for (let done = 0; done < 3; ) {
+      await new Promise((r) => setTimeout(r, 50));
+      done = (await stack.call('GET', `/v2/batch/scrape/${id}?limit=1`, { key: owner.apiKey })).body.completed;
+    }
+    worker.child.kill('SIGKILL');
+    await worker.exited;
+    const mid = (await stack.call('GET', `/v2/batch/scrape/${id}?limit=1`, { key: owner.apiKey })).body;
+    expect(mid.status).toBe('scraping');
+    expect(mid.completed).toBeLessThan(16);
+
+    worker = await stack.spawnService('batch', WORKER_ENV);
+    const ended = await stack.waitEnded(owner.apiKey, id, 45_000);
+    expect(ended).toMatchObject({ status: 'completed', total: 16, completed: 16, creditsUsed: 16 });
+    const { docs } = await stack.allDocuments(owner.apiKey, id);
+    expect(sourcesOf(docs)).toEqual(urls.map((u) => new URL(u).pathname + new URL(u).search).sort());
+    const { rows } = await stack.db.query<{ done: number; credits: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'done')::int AS done, sum(credits)::int AS credits
+       FROM batch.job_pages WHERE job_id = $1`,
+      [id],
+    );
+    expect(rows[0]).toEqual({ done: 16, credits: 16 });
+    expect(before - (await stack.balance(owner.teamId))).toBe(16);
+  }, 90_000);
+
+  it('runs a batch with the Firecrawl SDK to completion, auto-paginating across 10 MB pages', async () => {
+    const { default: Firecrawl } = await import('@mendable/firecrawl-js');
+    const firecrawl = new Firecrawl({ apiKey: team.apiKey, apiUrl: stack.url });
+    // Each /large page gives about 1 MB of markdown: 12 of them need two status pages.
+    const urls = [...Array.from({ length: 12 }, (_, i) => page(`/large?sdk=${i}`)), page('/article'), page('/meta')];
+    const job = await firecrawl.batchScrape(urls, { options: { formats: ['markdown'] }, pollInterval: 1, timeout: 90 });
+    expect(job.status).toBe('completed');
+    expect(job.total).toBe(urls.length);
+    expect(job.completed).toBe(urls.length);
+    expect(job.data).toHaveLength(urls.length);
+    expect(sourcesOf(job.data).sort()).toEqual(urls.map((u) => new URL(u).pathname + new URL(u).search).sort());
+    for (const doc of job.data) expect(doc.markdown?.length).toBeGreaterThan(0);
+
+    const { docs, pages, first } = await stack.allDocuments(team.apiKey, job.id!);
+    expect(pages).toBeGreaterThanOrEqual(2);
+    expect(first.next).toEqual(expect.stringContaining(`/v2/batch/scrape/${job.id}?skip=`));
+    expect(first.data.length).toBeLessThan(urls.length);
+    expect(Buffer.byteLength(JSON.stringify(first.data))).toBeLessThanOrEqual(10 * 1024 * 1024 + 64 * 1024);
+    expect(docs).toHaveLength(urls.length);
+  }, 120_000);
+});

@@ -1,0 +1,220 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { RPC } from '@wds/contracts';
+import { Database } from '@wds/database';
+import { freePort, startNats, type RunningServer } from '@wds/local-infra';
+import { Messaging } from '@wds/messaging';
+import { createLogger } from '@wds/observability';
+import { createTestDatabase, startFixtureSite, type FixtureSite } from '@wds/testing';
+
+export const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+
+/** Builds the services of the stack (the tests run their shipped output). */
+export function buildServices(): void {
+  for (const app of ['scraper', 'billing', 'gateway', 'batch']) {
+    execFileSync('npx', ['tsc', '-b', `apps/${app}/tsconfig.build.json`], { cwd: ROOT, stdio: 'pipe' });
+  }
+}
+
+export interface ServiceChild {
+  name: string;
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+export interface Team {
+  teamId: string;
+  apiKey: string;
+}
+
+export interface Answer {
+  status: number;
+  body: any;
+}
+
+export interface BatchStack {
+  site: FixtureSite;
+  /** The gateway's base URL. */
+  url: string;
+  db: Database;
+  client: Messaging;
+  /** Starts `apps/<name>/dist/main.js` as its own process; resolves once it is ready. */
+  spawnService(name: string, env?: Record<string, string>): Promise<ServiceChild>;
+  team(opts?: { credits?: number; maxConcurrency?: number; zeroDataRetention?: boolean }): Promise<Team>;
+  balance(teamId: string): Promise<number>;
+  call(method: string, route: string, opts?: { key?: string; json?: unknown }): Promise<Answer>;
+  /** Polls GET status until the batch has ended; returns the last answer. */
+  waitEnded(key: string, id: string, timeoutMs?: number): Promise<any>;
+  /** Every document of an ended batch, following `next`; also the number of pages read. */
+  allDocuments(key: string, id: string): Promise<{ docs: any[]; pages: number; first: any }>;
+  stop(): Promise<void>;
+}
+
+const ADMIN_TOKEN = `admin-${randomBytes(16).toString('hex')}`;
+
+/**
+ * A private nats-server, a fresh database, the fixture site, and the real billing, scraper and
+ * gateway as processes (built output). Batch workers are spawned by the tests, so one can be
+ * killed mid-job.
+ */
+export async function startBatchStack(): Promise<BatchStack> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-batch-test-'));
+  const nats: RunningServer = await startNats({ dataDir: path.join(dir, 'nats') });
+  const testDb = await createTestDatabase('batch');
+  const site = await startFixtureSite();
+  const db = new Database({ url: testDb.url });
+  const client = await Messaging.connect({
+    servers: nats.url,
+    name: 'batch-test',
+    logger: createLogger({ service: 'batch-test', level: 'fatal' }),
+  });
+  const env: Record<string, string> = {
+    NATS_URL: nats.url,
+    DATABASE_URL: testDb.url,
+    HEALTH_PORT: '0',
+    HEALTH_HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
+    SHUTDOWN_GRACE_MS: '5000',
+  };
+  const children: ServiceChild[] = [];
+
+  const spawnService = async (name: string, more: Record<string, string> = {}): Promise<ServiceChild> => {
+    let out = '';
+    const child = spawn(process.execPath, [path.join(ROOT, `apps/${name}/dist/main.js`)], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, ...env, WDS_INSTANCE_ID: `${name}-${randomUUID().slice(0, 8)}`, ...more },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20000)));
+    child.stderr?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20000)));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const svc = { name, child, output: () => out, exited };
+    children.push(svc);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setInterval(() => {
+        if (out.includes('"healthUrl"')) {
+          clearInterval(timer);
+          resolve();
+        } else if (child.exitCode !== null) {
+          clearInterval(timer);
+          reject(new Error(`${name} exited early:\n${out}`));
+        }
+      }, 50);
+    });
+    return svc;
+  };
+
+  await spawnService('billing');
+  await spawnService('scraper');
+  const port = await freePort();
+  await spawnService('gateway', { PORT: String(port), HOST: '127.0.0.1', WDS_ADMIN_TOKEN: ADMIN_TOKEN });
+  const url = `http://127.0.0.1:${port}`;
+
+  const call = async (
+    method: string,
+    route: string,
+    opts: { key?: string; json?: unknown; admin?: boolean } = {},
+  ): Promise<Answer> => {
+    const token = opts.admin ? ADMIN_TOKEN : opts.key;
+    const res = await fetch(route.startsWith('http') ? route : `${url}${route}`, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(opts.json !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: opts.json !== undefined ? JSON.stringify(opts.json) : undefined,
+      signal: AbortSignal.timeout(60_000),
+    });
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // not JSON: the assertion on it will say so
+    }
+    return { status: res.status, body };
+  };
+
+  const waitEnded = async (key: string, id: string, timeoutMs = 30_000) => {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const res = await call('GET', `/v2/batch/scrape/${id}?limit=1`, { key });
+      if (res.status !== 200) throw new Error(`status ${res.status}: ${JSON.stringify(res.body)}`);
+      if (res.body.status !== 'scraping') return res.body;
+      if (Date.now() > until) throw new Error(`batch still running: ${JSON.stringify({ ...res.body, data: [] })}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+
+  return {
+    site,
+    url,
+    db,
+    client,
+    spawnService,
+    team: async (opts = {}) => {
+      const created = await call('POST', '/admin/v1/teams', {
+        admin: true,
+        json: {
+          name: `batch-test-${randomUUID().slice(0, 8)}`,
+          credits: opts.credits ?? 10_000,
+          ...(opts.maxConcurrency ? { limits: { maxConcurrency: opts.maxConcurrency } } : {}),
+        },
+      });
+      if (created.status !== 201) throw new Error(`team: ${created.status} ${JSON.stringify(created.body)}`);
+      if (opts.zeroDataRetention) {
+        await db.query('UPDATE gateway.teams SET zero_data_retention_enabled = true WHERE id = $1', [
+          created.body.teamId,
+        ]);
+      }
+      return created.body as Team;
+    },
+    balance: async (teamId) => (await client.request(RPC.creditsBalance, { teamId })).balance,
+    call,
+    waitEnded,
+    allDocuments: async (key, id) => {
+      const first = (await call('GET', `/v2/batch/scrape/${id}`, { key })).body;
+      const docs: any[] = [...first.data];
+      let next: string | null = first.next;
+      let pages = 1;
+      while (next) {
+        const page = await call('GET', next, { key });
+        if (page.status !== 200) throw new Error(`next ${page.status}: ${JSON.stringify(page.body)}`);
+        docs.push(...page.body.data);
+        next = page.body.next;
+        pages++;
+      }
+      return { docs, pages, first };
+    },
+    stop: async () => {
+      for (const c of children.reverse()) {
+        if (c.child.exitCode === null && c.child.signalCode === null) {
+          c.child.kill('SIGTERM');
+          await Promise.race([c.exited, new Promise((r) => setTimeout(r, 8000))]);
+          if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
+        }
+      }
+      await client.drain();
+      await db.close();
+      await site.close();
+      await testDb.drop();
+      await nats.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Path and query of the documents' source URLs, sorted. */
+export function sourcesOf(docs: any[]): string[] {
+  return docs
+    .map((d) => {
+      const u = new URL(d.metadata.sourceURL ?? d.metadata.url);
+      return u.pathname + u.search;
+    })
+    .sort();
+}

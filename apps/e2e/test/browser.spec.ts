@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '@wds/local-infra';
+import { FIXTURE_TEXT, startFixtureSite, type FixtureSite } from '@wds/testing';
+import { StackProcess, killMarked } from './support/stack-process';
+
+// Browser rendering through the whole stack (gateway → scraper → browser-pool → Chromium), driven by
+// the official Firecrawl JS SDK, as `npm start` runs it.
+
+const READY_TIMEOUT_MS = 90_000;
+const BOOTSTRAP_KEY = `e2e-browser-${randomBytes(16).toString('hex')}`;
+
+/** Width and height from a PNG header. */
+function pngSize(buf: Buffer): { width: number; height: number } {
+  expect(buf.subarray(1, 4).toString('latin1')).toBe('PNG');
+  return { width: buf.readUInt32BE(16), height: buf.readUInt32BE(20) };
+}
+
+describe('browser scrapes through the stack (Firecrawl JS SDK)', () => {
+  const mark = randomBytes(8).toString('hex');
+  let dataDir: string;
+  let site: FixtureSite;
+  let stack: StackProcess;
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-e2e-browser-'));
+    site = await startFixtureSite();
+    const port = await freePort();
+    stack = new StackProcess({
+      dataDir,
+      port,
+      mark,
+      env: {
+        WDS_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
+        WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
+        WDS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        WDS_BROWSER_PROCESSES: '1',
+      },
+    });
+    await stack.ready(READY_TIMEOUT_MS);
+  }, READY_TIMEOUT_MS + 10_000);
+
+  afterAll(async () => {
+    await stack?.kill();
+    killMarked(mark);
+    await site?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }, 30_000);
+
+  it('scrapes a script-rendered page with a screenshot and actions', async () => {
+    const { default: Firecrawl } = await import('@mendable/firecrawl-js');
+    const client = new Firecrawl({ apiKey: BOOTSTRAP_KEY, apiUrl: stack.url });
+    const doc = await client.scrape(`${site.url}/script-rendered`, {
+      formats: ['markdown', { type: 'screenshot', viewport: { width: 800, height: 600 } }],
+      actions: [
+        { type: 'wait', milliseconds: 100 },
+        { type: 'executeJavascript', script: 'document.title' },
+        { type: 'scrape' },
+        { type: 'screenshot' },
+      ],
+    });
+    expect(doc.markdown).toContain(FIXTURE_TEXT.scriptRendered);
+    expect(doc.metadata?.statusCode).toBe(200);
+    expect(doc.screenshot).toMatch(new RegExp(`^${stack.url}/v2/artifacts/[0-9a-f-]{36}$`));
+    const actions = doc.actions as {
+      javascriptReturns: { type: string; value: unknown }[];
+      scrapes: { url: string; html: string }[];
+      screenshots: string[];
+    };
+    expect(actions.javascriptReturns[0]).toEqual({ type: 'string', value: expect.any(String) });
+    expect(actions.scrapes[0].html).toContain(FIXTURE_TEXT.scriptRendered);
+    expect(actions.screenshots).toHaveLength(1);
+
+    const image = await fetch(doc.screenshot!, { headers: { authorization: `Bearer ${BOOTSTRAP_KEY}` } });
+    expect(image.status).toBe(200);
+    expect(image.headers.get('content-type')).toBe('image/png');
+    expect(pngSize(Buffer.from(await image.arrayBuffer()))).toEqual({ width: 800, height: 600 });
+    const anonymous = await fetch(doc.screenshot!);
+    expect(anonymous.status).toBe(401);
+  }, 60_000);
+});

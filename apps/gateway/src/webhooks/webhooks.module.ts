@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { WebhookDeliveriesController } from './webhook-deliveries.controller';
+import { WebhookSecretServer } from './webhook-secret.server';
+
+/** The gateway's part of webhooks: team secrets for the webhooks service, the delivery log for teams. */
+@Module({
+  controllers: [WebhookDeliveriesController],
+  providers: [WebhookSecretServer],
+})
+export class WebhooksModule {}

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { Objm } from '@nats-io/obj';
+import { ARTIFACTS_BUCKET, RPC, ServiceError } from '@wds/contracts';
+import { BillingStandIn, call, startGateway, startStack, type TestGateway, type TestStack } from './harness';
+
+jest.setTimeout(60_000);
+
+const ADMIN = 'admin-token-for-artifacts-0123456789';
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+describe('gateway: browser scrapes and their artifacts', () => {
+  let stack: TestStack;
+  let gw: TestGateway;
+  const teams: { teamId: string; apiKey: string }[] = [];
+  const ids: Record<string, string> = {};
+  const released: string[] = [];
+
+  beforeAll(async () => {
+    stack = await startStack();
+    new BillingStandIn(stack.messaging);
+    stack.messaging.serve(RPC.creditsReserve, async () => ({ reservationId: randomUUID(), balance: 100 }));
+    stack.messaging.serve(RPC.creditsRelease, async (req) => {
+      released.push(req.reservationId);
+      return { balance: 100 };
+    });
+    // A scraper whose every browser-pool replica stays full.
+    stack.messaging.serve(RPC.scrapeRun, async () => {
+      throw new ServiceError('CONCURRENCY_LIMITED', 'Every browser is busy; retry later', undefined, 2);
+    });
+    gw = await startGateway(stack, { WDS_ADMIN_TOKEN: ADMIN });
+    for (const name of ['owner', 'other']) {
+      const res = await call(gw.url, 'POST', '/admin/v1/teams', { token: ADMIN, json: { name } });
+      expect(res.status).toBe(201);
+      teams.push(res.body);
+    }
+    // As the browser-pool stores them: one object per artifact, the owner in its metadata.
+    const store = await new Objm(stack.messaging.js).create(ARTIFACTS_BUCKET);
+    for (const kind of ['screenshot', 'content']) {
+      ids[kind] = randomUUID();
+      await store.putBlob(
+        { name: ids[kind], metadata: { teamId: teams[0].teamId, kind, contentType: 'image/png' } },
+        new Uint8Array(PNG),
+      );
+    }
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await stack?.stop();
+  });
+
+  it('serves a screenshot to the owning team with its content type', async () => {
+    const res = await fetch(`${gw.url}/v2/artifacts/${ids.screenshot}`, {
+      headers: { authorization: `Bearer ${teams[0].apiKey}` },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    expect(res.headers.get('cache-control')).toMatch(/private/);
+    expect(Buffer.from(await res.arrayBuffer()).equals(PNG)).toBe(true);
+  });
+
+  it('answers 403 to another team, 401 without a key, 404 for unknown or internal artifacts', async () => {
+    const other = await call(gw.url, 'GET', `/v2/artifacts/${ids.screenshot}`, { token: teams[1].apiKey });
+    expect(other.status).toBe(403);
+    expect(other.body).toMatchObject({ success: false, code: 'FORBIDDEN' });
+    expect((await call(gw.url, 'GET', `/v2/artifacts/${ids.screenshot}`)).status).toBe(401);
+    expect(
+      (await call(gw.url, 'GET', `/v2/artifacts/${randomUUID()}`, { token: teams[0].apiKey })).status,
+    ).toBe(404);
+    expect(
+      (await call(gw.url, 'GET', `/v2/artifacts/${ids.content}`, { token: teams[0].apiKey })).status,
+    ).toBe(404);
+    expect((await call(gw.url, 'GET', '/v2/artifacts/not-a-uuid', { token: teams[0].apiKey })).status).toBe(
+      400,
+    );
+  });
+
+  it('passes browser features to the scraper and answers 429 with Retry-After when every browser is busy', async () => {
+    const res = await call(gw.url, 'POST', '/v2/scrape', {
+      token: teams[0].apiKey,
+      json: {
+        url: 'https://example.com',
+        formats: ['screenshot'],
+        actions: [{ type: 'wait', milliseconds: 10 }],
+      },
+    });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('2');
+    expect(res.body).toMatchObject({ success: false, code: 'CONCURRENCY_LIMITED' });
+    expect(released).toHaveLength(1);
+    const llm = await call(gw.url, 'POST', '/v2/scrape', {
+      token: teams[0].apiKey,
+      json: { url: 'https://example.com', formats: ['summary'] },
+    });
+    expect(llm.status).toBe(400);
+  });
+});
