@@ -33,7 +33,8 @@ const out = (s) => process.stdout.write(`${s}\n`);
 function pageHtml() {
   const paras = Array.from(
     { length: 120 },
-    (_, i) => `<p>Paragraph ${i}: ${'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(6)}</p>`,
+    (_, i) =>
+      `<p>Paragraph ${i}: ${'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(6)}</p>`,
   ).join('\n');
   return `<!doctype html><html><head><title>Bench</title><link rel="stylesheet" href="/style.css"></head>
 <body><header><nav><a href="/a">A</a> <a href="/b">B</a></nav></header><main><article><h1>Benchmark article</h1>
@@ -49,8 +50,10 @@ function startSite() {
   const html = pageHtml();
   const server = http.createServer((req, res) => {
     const p = req.url.split('?')[0];
-    if (p === '/style.css') return res.writeHead(200, { 'content-type': 'text/css' }).end('body{font:16px sans-serif}');
-    if (p === '/app.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end('document.body.dataset.ok=1');
+    if (p === '/style.css')
+      return res.writeHead(200, { 'content-type': 'text/css' }).end('body{font:16px sans-serif}');
+    if (p === '/app.js')
+      return res.writeHead(200, { 'content-type': 'text/javascript' }).end('document.body.dataset.ok=1');
     if (p === '/pixel.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(PIXEL);
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
   });
@@ -131,7 +134,9 @@ async function main() {
   const plain = await timed(env.useCase, url, {}, RUNS, WARMUP);
   out(`render (rendered HTML):           p50 ${plain.p50.toFixed(0)} ms  p95 ${plain.p95.toFixed(0)} ms`);
   const shot = await timed(env.useCase, url, { screenshot: { fullPage: false } }, RUNS, 2);
-  out(`render + viewport screenshot:     p50 ${shot.p50.toFixed(0)} ms  p95 ${shot.p95.toFixed(0)} ms  (1920x1080 PNG)`);
+  out(
+    `render + viewport screenshot:     p50 ${shot.p50.toFixed(0)} ms  p95 ${shot.p95.toFixed(0)} ms  (1920x1080 PNG)`,
+  );
 
   // 2. Memory per extra concurrent context: hold K contexts open (a wait action), measure the browser's PSS.
   const [pid] = env.pool.browserPids();

@@ -105,11 +105,51 @@ async function waitFor(what, fn, timeoutMs = 120_000) {
   throw new Error(`${what} not ready within ${timeoutMs / 1000}s${last ? `: ${last.message}` : ''}`);
 }
 
+const CLOCK_TICKS = 100;
+
+/** utime+stime of a process and its children (PostgreSQL backends), in ms; 0 when gone. */
+function processCpuMs(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+function childPids(ppid) {
+  const pids = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === ppid) pids.push(Number(d));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return pids;
+}
+
+/** CPU ms used so far by each component of the stack (PostgreSQL: postmaster + backends). */
+function cpuSnapshot(groups) {
+  const snap = {};
+  for (const [name, pids] of Object.entries(groups)) {
+    const all = name === 'postgres' ? [...pids, ...pids.flatMap(childPids)] : pids;
+    snap[name] = all.reduce((sum, pid) => sum + processCpuMs(pid), 0);
+  }
+  const self = process.cpuUsage();
+  snap['bench client'] = (self.user + self.system) / 1000;
+  return snap;
+}
+
 /**
  * Runs `send(i)` with `concurrency` workers until `count` requests or `seconds` elapsed. Every
  * answer must be what `send` expects (it throws otherwise). Returns per-request ms and the rate.
  */
-async function drive({ concurrency, count = Infinity, seconds = Infinity, send }) {
+async function drive({ concurrency, count = Infinity, seconds = Infinity, send, cpu }) {
+  const cpu0 = cpu?.();
   const times = [];
   let next = 0;
   const stopAt = performance.now() + seconds * 1000;
@@ -125,7 +165,13 @@ async function drive({ concurrency, count = Infinity, seconds = Infinity, send }
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = (performance.now() - t0) / 1000;
   times.sort((a, b) => a - b);
+  let cpuPerRequest;
+  if (cpu0) {
+    const cpu1 = cpu();
+    cpuPerRequest = Object.fromEntries(Object.keys(cpu1).map((k) => [k, (cpu1[k] - cpu0[k]) / times.length]));
+  }
   return {
+    cpuPerRequest,
     n: times.length,
     rps: times.length / elapsed,
     p50: percentile(times, 50),
@@ -213,7 +259,8 @@ async function main() {
       },
       { authorization: `Bearer ${ADMIN_TOKEN}` },
     );
-    if (created.status !== 201) throw new Error(`creating the team failed: ${created.status} ${created.text}`);
+    if (created.status !== 201)
+      throw new Error(`creating the team failed: ${created.status} ${created.text}`);
     const { apiKey } = JSON.parse(created.text);
     const auth = { authorization: `Bearer ${apiKey}` };
 
@@ -223,7 +270,8 @@ async function main() {
       if (res.status !== 200) throw new Error(`scrape ${url}: ${res.status} ${res.text.slice(0, 500)}`);
       if (expectCache !== undefined) {
         const state = /"cacheState":"(hit|miss)"/.exec(res.text)?.[1];
-        if (state !== expectCache) throw new Error(`scrape ${url}: cacheState ${state}, expected ${expectCache}`);
+        if (state !== expectCache)
+          throw new Error(`scrape ${url}: cacheState ${state}, expected ${expectCache}`);
       }
       return res;
     };
@@ -259,31 +307,80 @@ async function main() {
     await drive({ concurrency: 4, count: WARMUP_REQUESTS, send: okHit });
     await drive({ concurrency: 2, count: Math.min(50, WARMUP_REQUESTS), send: okMiss });
 
+    const groups = {
+      gateway: [children[2].pid],
+      billing: [children[0].pid],
+      scraper: [children[1].pid],
+      'nats-server': [nats.pid],
+      postgres: [pg.pid],
+    };
+    const cpu = () => cpuSnapshot(groups);
     const rows = [];
     const row = (name, r) => {
       rows.push({ name, ...r });
       return r;
     };
-    const helloLat = row('baseline: bare Fastify POST /hello, c=1', await drive({ concurrency: 1, count: LATENCY_REQUESTS, send: okHello }));
-    const pageLat = row('baseline: plain GET of the 50 KB page, c=1', await drive({ concurrency: 1, count: LATENCY_REQUESTS, send: okPage }));
-    const hitLat = row('scrape, cache hit, c=1', await drive({ concurrency: 1, count: LATENCY_REQUESTS, send: okHit }));
-    const missLat = row('scrape, uncached (fetch engine), c=1', await drive({ concurrency: 1, count: UNCACHED_REQUESTS, send: okMiss }));
-    const helloTp = row(`baseline: bare Fastify POST /hello, c=${CONCURRENCY}`, await drive({ concurrency: CONCURRENCY, seconds: THROUGHPUT_SECONDS, send: okHello }));
-    const hitTp = row(`scrape, cache hit, c=${CONCURRENCY}`, await drive({ concurrency: CONCURRENCY, seconds: THROUGHPUT_SECONDS, send: okHit }));
-    const missTp = row(`scrape, uncached (fetch engine), c=${CONCURRENCY}`, await drive({ concurrency: CONCURRENCY, seconds: THROUGHPUT_SECONDS, send: okMiss }));
+    const helloLat = row(
+      'baseline: bare Fastify POST /hello, c=1',
+      await drive({ concurrency: 1, count: LATENCY_REQUESTS, send: okHello, cpu }),
+    );
+    const pageLat = row(
+      'baseline: plain GET of the 50 KB page, c=1',
+      await drive({ concurrency: 1, count: LATENCY_REQUESTS, send: okPage, cpu }),
+    );
+    const hitLat = row(
+      'scrape, cache hit, c=1',
+      await drive({ concurrency: 1, count: LATENCY_REQUESTS, send: okHit, cpu }),
+    );
+    const missLat = row(
+      'scrape, uncached (fetch engine), c=1',
+      await drive({ concurrency: 1, count: UNCACHED_REQUESTS, send: okMiss, cpu }),
+    );
+    const helloTp = row(
+      `baseline: bare Fastify POST /hello, c=${CONCURRENCY}`,
+      await drive({ concurrency: CONCURRENCY, seconds: THROUGHPUT_SECONDS, send: okHello, cpu }),
+    );
+    const hitTp = row(
+      `scrape, cache hit, c=${CONCURRENCY}`,
+      await drive({ concurrency: CONCURRENCY, seconds: THROUGHPUT_SECONDS, send: okHit, cpu }),
+    );
+    const missTp = row(
+      `scrape, uncached (fetch engine), c=${CONCURRENCY}`,
+      await drive({ concurrency: CONCURRENCY, seconds: THROUGHPUT_SECONDS, send: okMiss, cpu }),
+    );
 
     out('');
     out('| run | requests | req/s | p50 ms | p95 ms | p99 ms |');
     out('|---|---|---|---|---|---|');
     for (const r of rows) {
-      out(`| ${r.name} | ${r.n} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.p99.toFixed(2)} |`);
+      out(
+        `| ${r.name} | ${r.n} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.p99.toFixed(2)} |`,
+      );
     }
     out('');
     out('ratios against the baselines measured above (same process, same client):');
     out(`  cache-hit p50 / bare Fastify p50:        ${(hitLat.p50 / helloLat.p50).toFixed(1)}x`);
     out(`  uncached p50 / plain GET of the page p50: ${(missLat.p50 / pageLat.p50).toFixed(1)}x`);
-    out(`  cache-hit req/s / bare Fastify req/s:    ${(hitTp.rps / helloTp.rps).toFixed(3)} (${hitTp.rps.toFixed(0)} vs ${helloTp.rps.toFixed(0)})`);
+    out(
+      `  cache-hit req/s / bare Fastify req/s:    ${(hitTp.rps / helloTp.rps).toFixed(3)} (${hitTp.rps.toFixed(0)} vs ${helloTp.rps.toFixed(0)})`,
+    );
     out(`  uncached req/s at c=${CONCURRENCY}: ${missTp.rps.toFixed(0)}`);
+    out('');
+    // Wall-clock rates depend on what else runs on the machine; CPU time per request does not, and
+    // bounds what the stack can do on this machine's cores when nothing else runs.
+    const names = Object.keys(hitTp.cpuPerRequest);
+    out(
+      `CPU ms per request (/proc utime+stime, ${1000 / CLOCK_TICKS} ms ticks) and the CPU-bound ceiling on ${os.cpus().length} idle cores:`,
+    );
+    out(`| run | ${names.join(' | ')} | total | ceiling req/s |`);
+    out(`|---|${names.map(() => '---|').join('')}---|---|`);
+    for (const r of rows) {
+      const c = r.cpuPerRequest;
+      const total = names.reduce((sum, k) => sum + c[k], 0);
+      out(
+        `| ${r.name} | ${names.map((k) => c[k].toFixed(2)).join(' | ')} | ${total.toFixed(2)} | ${((os.cpus().length * 1000) / total).toFixed(0)} |`,
+      );
+    }
     out(
       `load average at end: ${os
         .loadavg()

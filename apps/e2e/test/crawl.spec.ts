@@ -110,8 +110,10 @@ describe('crawl and map through the stack', () => {
     expect(second.body.next).toBeNull();
   }, 90_000);
 
-  // On Node 20 the SDK finds no WebSocket class and its watcher polls the status endpoint instead.
-  it('streams a crawl through the SDK watcher', async () => {
+  // Node 20 has no global WebSocket (the SDK would poll instead): give it the `ws` class, as Node 22 would.
+  it('streams a crawl over the SDK watcher WebSocket', async () => {
+    const { WebSocket } = await import('ws');
+    (globalThis as { WebSocket?: unknown }).WebSocket = WebSocket;
     const { default: Firecrawl } = await import('@mendable/firecrawl-js');
     const client = new Firecrawl({ apiKey: KEY, apiUrl: stack.url });
     const started = await client.startCrawl(site.url, { limit: 5, sitemap: 'skip' });
@@ -123,6 +125,7 @@ describe('crawl and map through the stack', () => {
     const final = await done;
     expect(final.status).toBe('completed');
     expect(documents).toHaveLength(5);
+    delete (globalThis as { WebSocket?: unknown }).WebSocket;
   }, 60_000);
 
   it('speaks the watcher protocol on the WebSocket (API key as subprotocol): catchup, documents, done', async () => {

@@ -22,7 +22,8 @@ export function pageCandidates(urls: readonly string[]): PageCandidate[] {
   const seen = new Set<string>();
   const out: PageCandidate[] = [];
   for (const url of urls) {
-    const urlKey = url.length <= MAX_PLAIN_KEY ? url : `sha256:${createHash('sha256').update(url).digest('hex')}`;
+    const urlKey =
+      url.length <= MAX_PLAIN_KEY ? url : `sha256:${createHash('sha256').update(url).digest('hex')}`;
     if (seen.has(urlKey)) continue;
     seen.add(urlKey);
     out.push({ urlKey, url, depth: 0 });
@@ -34,7 +35,9 @@ export function pageCandidates(urls: readonly string[]): PageCandidate[] {
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : v,
   );
 }

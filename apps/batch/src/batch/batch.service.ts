@@ -1,7 +1,15 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { BATCH_CONSUMERS, BATCH_RPC, BATCH_WORK } from '@wds/contracts';
 import { Database } from '@wds/database';
-import { JobEvents, JobQueries, JobStore, JobWatchdog, PageDispatcher, PageRunner, type JobRow } from '@wds/jobs';
+import {
+  JobEvents,
+  JobQueries,
+  JobStore,
+  JobWatchdog,
+  PageDispatcher,
+  PageRunner,
+  type JobRow,
+} from '@wds/jobs';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';

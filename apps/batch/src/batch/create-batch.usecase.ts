@@ -70,7 +70,10 @@ export class CreateBatchUseCase {
       );
     }
     const ended = () =>
-      new ServiceError(ErrorCode.CONFLICT, `The batch scrape job has already ended (${job.status}); start a new one`);
+      new ServiceError(
+        ErrorCode.CONFLICT,
+        `The batch scrape job has already ended (${job.status}); start a new one`,
+      );
     if (job.status !== 'scraping') throw ended();
     const outcome = await this.store.addPages(job.id, pageCandidates(cmd.urls));
     await this.dispatcher.publish(outcome.dispatch);

@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { RPC } from '@wds/contracts';
+import { EVENTS, RPC, STREAMS, type JobEvent } from '@wds/contracts';
 import { Database } from '@wds/database';
 import { freePort, startNats, type RunningServer } from '@wds/local-infra';
 import { Messaging } from '@wds/messaging';
@@ -42,6 +42,8 @@ export interface BatchStack {
   url: string;
   db: Database;
   client: Messaging;
+  /** Every job event published on EVENTS.job so far, in arrival order. */
+  events: JobEvent[];
   /** Starts `apps/<name>/dist/main.js` as its own process; resolves once it is ready. */
   spawnService(name: string, env?: Record<string, string>): Promise<ServiceChild>;
   team(opts?: { credits?: number; maxConcurrency?: number; zeroDataRetention?: boolean }): Promise<Team>;
@@ -72,12 +74,28 @@ export async function startBatchStack(): Promise<BatchStack> {
     name: 'batch-test',
     logger: createLogger({ service: 'batch-test', level: 'fatal' }),
   });
+  await client.ensureStreams([STREAMS.WDS_EVENTS_V1]);
+  const events: JobEvent[] = [];
+  const eventConsumer = await client.consume(
+    EVENTS.job,
+    {
+      stream: STREAMS.WDS_EVENTS_V1.name,
+      durable: 'batch-test-events',
+      filterSubject: EVENTS.job.subject,
+      ackWaitMs: 30_000,
+      maxDeliver: 1,
+    },
+    async (event) => {
+      events.push(event);
+    },
+  );
   const env: Record<string, string> = {
     NATS_URL: nats.url,
     DATABASE_URL: testDb.url,
     HEALTH_PORT: '0',
     HEALTH_HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
+    // `service started` (with the healthUrl the harness waits for) is an info line.
+    LOG_LEVEL: 'info',
     WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
     SHUTDOWN_GRACE_MS: '5000',
   };
@@ -87,7 +105,12 @@ export async function startBatchStack(): Promise<BatchStack> {
     let out = '';
     const child = spawn(process.execPath, [path.join(ROOT, `apps/${name}/dist/main.js`)], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, ...env, WDS_INSTANCE_ID: `${name}-${randomUUID().slice(0, 8)}`, ...more },
+      env: {
+        PATH: process.env.PATH,
+        ...env,
+        WDS_INSTANCE_ID: `${name}-${randomUUID().slice(0, 8)}`,
+        ...more,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20000)));
@@ -95,9 +118,14 @@ export async function startBatchStack(): Promise<BatchStack> {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const svc = { name, child, output: () => out, exited };
     children.push(svc);
+    const deadline = Date.now() + 60_000;
     await new Promise<void>((resolve, reject) => {
       const timer = setInterval(() => {
-        if (out.includes('"healthUrl"')) {
+        if (Date.now() > deadline) {
+          clearInterval(timer);
+          child.kill('SIGKILL');
+          reject(new Error(`${name} not ready within 60 s:\n${out}`));
+        } else if (out.includes('"healthUrl"')) {
           clearInterval(timer);
           resolve();
         } else if (child.exitCode !== null) {
@@ -109,10 +137,15 @@ export async function startBatchStack(): Promise<BatchStack> {
     return svc;
   };
 
-  await spawnService('billing');
-  await spawnService('scraper');
   const port = await freePort();
-  await spawnService('gateway', { PORT: String(port), HOST: '127.0.0.1', WDS_ADMIN_TOKEN: ADMIN_TOKEN });
+  try {
+    await spawnService('billing');
+    await spawnService('scraper');
+    await spawnService('gateway', { PORT: String(port), HOST: '127.0.0.1', WDS_ADMIN_TOKEN: ADMIN_TOKEN });
+  } catch (err) {
+    for (const c of children) c.child.kill('SIGKILL');
+    throw err;
+  }
   const url = `http://127.0.0.1:${port}`;
 
   const call = async (
@@ -146,7 +179,8 @@ export async function startBatchStack(): Promise<BatchStack> {
       const res = await call('GET', `/v2/batch/scrape/${id}?limit=1`, { key });
       if (res.status !== 200) throw new Error(`status ${res.status}: ${JSON.stringify(res.body)}`);
       if (res.body.status !== 'scraping') return res.body;
-      if (Date.now() > until) throw new Error(`batch still running: ${JSON.stringify({ ...res.body, data: [] })}`);
+      if (Date.now() > until)
+        throw new Error(`batch still running: ${JSON.stringify({ ...res.body, data: [] })}`);
       await new Promise((r) => setTimeout(r, 200));
     }
   };
@@ -156,6 +190,7 @@ export async function startBatchStack(): Promise<BatchStack> {
     url,
     db,
     client,
+    events,
     spawnService,
     team: async (opts = {}) => {
       const created = await call('POST', '/admin/v1/teams', {
@@ -195,10 +230,11 @@ export async function startBatchStack(): Promise<BatchStack> {
       for (const c of children.reverse()) {
         if (c.child.exitCode === null && c.child.signalCode === null) {
           c.child.kill('SIGTERM');
-          await Promise.race([c.exited, new Promise((r) => setTimeout(r, 8000))]);
+          await Promise.race([c.exited, new Promise((r) => setTimeout(r, 8000).unref())]);
           if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
         }
       }
+      await eventConsumer.stop();
       await client.drain();
       await db.close();
       await site.close();

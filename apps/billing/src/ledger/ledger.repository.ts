@@ -54,6 +54,72 @@ export const ledgerSql = {
     return res.rows[0] ? toReservation(res.rows[0]) : undefined;
   },
 
+  /**
+   * The common reserve in one statement: inserts the reservation, its journal entry and debits the
+   * account when it covers `amount` (> 0). Undefined when (team, requestKey) already has a
+   * reservation; `balance` undefined when the balance is short, and then the caller must roll the
+   * transaction back (the reservation and entry were written).
+   */
+  async reserveNew(
+    db: SqlRunner,
+    r: { id: string; teamId: string; requestKey: string; amount: number; reason?: string; ttlMs: number },
+  ): Promise<{ reservation: Reservation; balance: number | undefined } | undefined> {
+    const res = await db.query<ReservationRow & { balance: string | null }>(
+      `WITH ins AS (
+         INSERT INTO billing.reservations (id, team_id, request_key, amount, status, reason, expires_at)
+         VALUES ($1, $2, $3, $4, 'reserved', $5, now() + make_interval(secs => $6::double precision / 1000))
+         ON CONFLICT (team_id, request_key) DO NOTHING
+         RETURNING ${RESERVATION_COLUMNS}),
+       ent AS (
+         INSERT INTO billing.ledger_entries (team_id, delta, kind, reason, reservation_id, idempotency_key)
+         SELECT ins.team_id, -ins.amount, 'reserve', $5, ins.id, 'reserve:' || ins.id || ':1' FROM ins
+         ON CONFLICT (idempotency_key) DO NOTHING),
+       deb AS (
+         UPDATE billing.accounts SET balance = balance - $4, updated_at = now()
+         WHERE team_id = $2 AND balance >= $4 AND EXISTS (SELECT 1 FROM ins)
+         RETURNING balance)
+       SELECT ins.*, (SELECT balance FROM deb) AS balance FROM ins`,
+      [r.id, r.teamId, r.requestKey, r.amount, r.reason ?? null, r.ttlMs],
+    );
+    const row = res.rows[0];
+    if (!row) return undefined;
+    return {
+      reservation: toReservation(row),
+      balance: row.balance === null ? undefined : Number(row.balance),
+    };
+  },
+
+  /**
+   * The common settle in one statement: a reservation still held whose actual cost is within the
+   * hold is marked settled, the difference refunded and the entry journalled. Undefined when that
+   * does not apply (settled, released, unknown, or costing more than held): use the general path.
+   */
+  async settleWithinHold(
+    db: SqlRunner,
+    s: { id: string; actual: number; reason?: string },
+  ): Promise<{ reservation: Reservation; balance: number } | undefined> {
+    const res = await db.query<ReservationRow & { balance: string }>(
+      `WITH up AS (
+         UPDATE billing.reservations SET status = 'settled', charged = $2, shortfall = 0, updated_at = now()
+         WHERE id = $1 AND status = 'reserved' AND amount >= $2
+         RETURNING ${RESERVATION_COLUMNS}),
+       cr AS (
+         UPDATE billing.accounts a SET balance = a.balance + (up.amount - $2), updated_at = now()
+         FROM up WHERE a.team_id = up.team_id AND up.amount > $2
+         RETURNING a.balance),
+       ent AS (
+         INSERT INTO billing.ledger_entries (team_id, delta, kind, reason, reservation_id, idempotency_key)
+         SELECT up.team_id, up.amount - $2, 'settle', $3, up.id, 'settle:' || up.id FROM up
+         ON CONFLICT (idempotency_key) DO NOTHING)
+       SELECT up.*, COALESCE((SELECT balance FROM cr),
+                             (SELECT balance FROM billing.accounts WHERE team_id = up.team_id), 0) AS balance
+       FROM up`,
+      [s.id, s.actual, s.reason ?? null],
+    );
+    const row = res.rows[0];
+    return row ? { reservation: toReservation(row), balance: Number(row.balance) } : undefined;
+  },
+
   /** Locks the reservation row (FOR UPDATE) for the rest of the transaction. */
   async lockReservation(db: SqlRunner, where: { id: string } | { teamId: string; requestKey: string }) {
     const res =

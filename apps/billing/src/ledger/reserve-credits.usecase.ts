@@ -34,10 +34,17 @@ export class ReserveCredits {
   async execute(cmd: ReserveCreditsCommand): Promise<ReservationOutcome> {
     assertWholeCredits(cmd.amount, 'amount');
     return this.db.tx(async (db) => {
+      if (cmd.amount > 0) {
+        // One statement; the account row it locks is then held for the commit only.
+        const fresh = await ledgerSql.reserveNew(db, { id: randomUUID(), ...cmd });
+        if (fresh) {
+          if (fresh.balance === undefined) throw insufficient(cmd.teamId, cmd.amount);
+          return { reservation: fresh.reservation, balance: fresh.balance, replayed: false };
+        }
+        return this.replay(db, cmd);
+      }
       const created = await ledgerSql.insertReservation(db, { id: randomUUID(), ...cmd });
       if (created) {
-        // The debit comes last: it locks the team's account row, which every other request of the
-        // team waits for, so the lock should be held for the commit only.
         await ledgerSql.appendEntry(db, {
           teamId: cmd.teamId,
           delta: -cmd.amount,
@@ -50,36 +57,40 @@ export class ReserveCredits {
         if (balance === undefined) throw insufficient(cmd.teamId, cmd.amount);
         return { reservation: created, balance, replayed: false };
       }
-
-      const existing = await ledgerSql.lockReservation(db, {
-        teamId: cmd.teamId,
-        requestKey: cmd.requestKey,
-      });
-      if (!existing) throw new ServiceError(ErrorCode.CONFLICT, 'Reservation vanished during reserve; retry');
-      if (existing.status !== 'released') {
-        return { reservation: existing, balance: await ledgerSql.balance(db, cmd.teamId), replayed: true };
-      }
-      const balance = await this.debit(db, cmd.teamId, cmd.amount);
-      if (balance === undefined) throw insufficient(cmd.teamId, cmd.amount);
-      const attempt = existing.attempt + 1;
-      const reservation = await ledgerSql.updateReservation(db, existing.id, {
-        status: 'reserved',
-        amount: cmd.amount,
-        charged: 0,
-        shortfall: 0,
-        attempt,
-        ttlMs: cmd.ttlMs,
-      });
-      await ledgerSql.appendEntry(db, {
-        teamId: cmd.teamId,
-        delta: -cmd.amount,
-        kind: 'reserve',
-        reason: cmd.reason,
-        reservationId: existing.id,
-        idempotencyKey: `reserve:${existing.id}:${attempt}`,
-      });
-      return { reservation, balance, replayed: false };
+      return this.replay(db, cmd);
     });
+  }
+
+  /** A retry of a request that already has a reservation. */
+  private async replay(db: Queryable, cmd: ReserveCreditsCommand): Promise<ReservationOutcome> {
+    const existing = await ledgerSql.lockReservation(db, {
+      teamId: cmd.teamId,
+      requestKey: cmd.requestKey,
+    });
+    if (!existing) throw new ServiceError(ErrorCode.CONFLICT, 'Reservation vanished during reserve; retry');
+    if (existing.status !== 'released') {
+      return { reservation: existing, balance: await ledgerSql.balance(db, cmd.teamId), replayed: true };
+    }
+    const balance = await this.debit(db, cmd.teamId, cmd.amount);
+    if (balance === undefined) throw insufficient(cmd.teamId, cmd.amount);
+    const attempt = existing.attempt + 1;
+    const reservation = await ledgerSql.updateReservation(db, existing.id, {
+      status: 'reserved',
+      amount: cmd.amount,
+      charged: 0,
+      shortfall: 0,
+      attempt,
+      ttlMs: cmd.ttlMs,
+    });
+    await ledgerSql.appendEntry(db, {
+      teamId: cmd.teamId,
+      delta: -cmd.amount,
+      kind: 'reserve',
+      reason: cmd.reason,
+      reservationId: existing.id,
+      idempotencyKey: `reserve:${existing.id}:${attempt}`,
+    });
+    return { reservation, balance, replayed: false };
   }
 
   private async debit(db: Queryable, teamId: string, amount: number) {

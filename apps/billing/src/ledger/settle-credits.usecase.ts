@@ -23,6 +23,13 @@ export class SettleCredits {
 
   async execute(cmd: SettleCreditsCommand): Promise<ReservationOutcome> {
     assertWholeCredits(cmd.actual, 'actual');
+    // One statement (atomic on its own) for the usual case; everything else takes the row lock below.
+    const quick = await ledgerSql.settleWithinHold(this.db, {
+      id: cmd.reservationId,
+      actual: cmd.actual,
+      reason: cmd.reason,
+    });
+    if (quick) return { ...quick, replayed: false };
     return this.db.tx(async (db) => {
       const r = await ledgerSql.lockReservation(db, { id: cmd.reservationId });
       if (!r) throw new ServiceError(ErrorCode.NOT_FOUND, `Reservation ${cmd.reservationId} not found`);

@@ -40,7 +40,11 @@ export class BatchUseCases {
     @Inject(APP_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
-  async create(req: FastifyRequest, team: AuthenticatedTeam, body: unknown): Promise<BatchScrapeCreateResponse> {
+  async create(
+    req: FastifyRequest,
+    team: AuthenticatedTeam,
+    body: unknown,
+  ): Promise<BatchScrapeCreateResponse> {
     const request = validate(BatchScrapeRequest, body, 'body');
     const {
       urls,
@@ -87,7 +91,12 @@ export class BatchUseCases {
   }
 
   /** GET /v2/batch/scrape/{id}: counts and up to 10 MB of documents; `next` while running or more remain. */
-  async status(req: FastifyRequest, team: AuthenticatedTeam, params: unknown, query: unknown): Promise<string> {
+  async status(
+    req: FastifyRequest,
+    team: AuthenticatedTeam,
+    params: unknown,
+    query: unknown,
+  ): Promise<string> {
     const { id } = validate(JobIdParams, params, 'path');
     const { skip, limit } = validate(BatchStatusQuery, query, 'query');
     const read = () =>

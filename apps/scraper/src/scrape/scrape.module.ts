@@ -13,6 +13,7 @@ import { FetchEngine } from './engine/fetch-engine';
 import { PdfParseExtractor, PdfTextExtractor } from './pdf/pdf-extractor';
 import type { ScrapeEnv } from './scrape.config';
 import { ScrapeConsumer } from './scrape.consumer';
+import { MemoryFrontedCacheStore } from './cache/memory-cache-store';
 import { CacheStore, PgCacheStore } from './storage/cache-store';
 import { PgScrapeStore, ScrapeStore } from './storage/scrape-store';
 import { DocumentDelivery } from './use-cases/document-delivery';
@@ -75,7 +76,11 @@ class OutboundLifecycle implements OnApplicationShutdown {
       useFactory: (html: HtmlTransformer, pdf: PdfTextExtractor) => new DocumentBuilder(html, pdf),
     },
     { provide: ScrapeStore, inject: [Database], useFactory: (db: Database) => new PgScrapeStore(db) },
-    { provide: CacheStore, inject: [Database], useFactory: (db: Database) => new PgCacheStore(db) },
+    {
+      provide: CacheStore,
+      inject: [Database],
+      useFactory: (db: Database) => new MemoryFrontedCacheStore(new PgCacheStore(db)),
+    },
     {
       provide: DocumentDelivery,
       inject: [APP_CONFIG, ScrapeStore],

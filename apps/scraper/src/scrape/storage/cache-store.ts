@@ -1,9 +1,13 @@
+import type { Document } from '@wds/contracts';
 import type { Queryable } from '@wds/database';
 
 export interface CacheEntry {
   documentGz: Buffer;
   contentCredits: number;
   fetchedAt: Date;
+  expiresAt: Date;
+  /** The decoded document when the store already has it (an in-process cache), else decode documentGz. */
+  document?: Document;
 }
 
 export interface CacheLookup {
@@ -33,8 +37,13 @@ export class PgCacheStore extends CacheStore {
   }
 
   async find(l: CacheLookup): Promise<CacheEntry | undefined> {
-    const { rows } = await this.db.query<{ document_gz: Buffer; content_credits: number; fetched_at: Date }>(
-      `SELECT document_gz, content_credits, fetched_at FROM scraper.cache_entries
+    const { rows } = await this.db.query<{
+      document_gz: Buffer;
+      content_credits: number;
+      fetched_at: Date;
+      expires_at: Date;
+    }>(
+      `SELECT document_gz, content_credits, fetched_at, expires_at FROM scraper.cache_entries
        WHERE cache_key = $1
          AND expires_at > now()
          AND ($2::bigint IS NULL OR fetched_at > now() - $2::bigint * interval '1 millisecond')
@@ -43,7 +52,12 @@ export class PgCacheStore extends CacheStore {
     );
     const row = rows[0];
     if (!row) return undefined;
-    return { documentGz: row.document_gz, contentCredits: row.content_credits, fetchedAt: row.fetched_at };
+    return {
+      documentGz: row.document_gz,
+      contentCredits: row.content_credits,
+      fetchedAt: row.fetched_at,
+      expiresAt: row.expires_at,
+    };
   }
 
   async put(e: { key: string; url: string; documentGz: Buffer; contentCredits: number; retainMs: number }) {

@@ -1,0 +1,84 @@
+import { gzipSync } from 'node:zlib';
+import { CacheStore, type CacheEntry, type CacheLookup } from '../storage/cache-store';
+import { MemoryFrontedCacheStore } from './memory-cache-store';
+
+/** The shared store's contract in memory, counting lookups that reach it. */
+class SharedStore extends CacheStore {
+  readonly rows = new Map<string, CacheEntry>();
+  lookups = 0;
+  constructor(private readonly now: () => number) {
+    super();
+  }
+  async find(l: CacheLookup): Promise<CacheEntry | undefined> {
+    this.lookups++;
+    const e = this.rows.get(l.key);
+    const now = this.now();
+    if (!e || e.expiresAt.getTime() <= now) return undefined;
+    if (l.maxAgeMs !== undefined && e.fetchedAt.getTime() <= now - l.maxAgeMs) return undefined;
+    return e.fetchedAt.getTime() <= now - (l.minAgeMs ?? 0) ? e : undefined;
+  }
+  async put(e: { key: string; documentGz: Buffer; contentCredits: number; retainMs: number }) {
+    const now = this.now();
+    this.rows.set(e.key, {
+      documentGz: e.documentGz,
+      contentCredits: e.contentCredits,
+      fetchedAt: new Date(now),
+      expiresAt: new Date(now + e.retainMs),
+    });
+  }
+  async purgeExpired(): Promise<number> {
+    return 0;
+  }
+}
+
+const doc = (markdown: string) => gzipSync(Buffer.from(JSON.stringify({ markdown })));
+
+describe('MemoryFrontedCacheStore', () => {
+  let t: number;
+  let shared: SharedStore;
+  beforeEach(() => {
+    t = 1_000_000;
+    shared = new SharedStore(() => t);
+  });
+
+  it('answers repeated hits from memory, decoded, within maxAge only', async () => {
+    const store = new MemoryFrontedCacheStore(shared, 1 << 20, () => t);
+    await store.put({
+      key: 'k',
+      url: 'https://a.test/',
+      documentGz: doc('# A'),
+      contentCredits: 1,
+      retainMs: 60_000,
+    });
+    const hit = await store.find({ key: 'k', maxAgeMs: 10_000 });
+    expect(hit?.document).toEqual({ markdown: '# A' });
+    expect(shared.lookups).toBe(0);
+
+    t += 20_000;
+    // Too old for this lookup: the shared store decides (another replica may hold a fresher copy).
+    expect(await store.find({ key: 'k', maxAgeMs: 10_000 })).toBeUndefined();
+    expect(shared.lookups).toBe(1);
+    expect((await store.find({ key: 'k', maxAgeMs: 30_000 }))?.contentCredits).toBe(1);
+    expect(await store.find({ key: 'k', minAgeMs: 30_000 })).toBeUndefined();
+
+    t += 60_000;
+    expect(await store.find({ key: 'k' })).toBeUndefined();
+  });
+
+  it('keeps what a shared hit returned and evicts the least recently used beyond its budget', async () => {
+    const gz = doc('x'.repeat(2000));
+    const budget = 3 * (gz.length + 2000 + 20);
+    const store = new MemoryFrontedCacheStore(shared, budget, () => t);
+    for (const key of ['a', 'b', 'c', 'd'])
+      await shared.put({ key, documentGz: gz, contentCredits: 1, retainMs: 60_000 });
+    for (const key of ['a', 'b', 'c']) await store.find({ key });
+    await store.find({ key: 'a' }); // a is now the most recent; b the least
+    await store.find({ key: 'd' });
+    shared.lookups = 0;
+    await store.find({ key: 'a' });
+    await store.find({ key: 'd' });
+    expect(shared.lookups).toBe(0);
+    await store.find({ key: 'b' });
+    expect(shared.lookups).toBe(1);
+  });
+});

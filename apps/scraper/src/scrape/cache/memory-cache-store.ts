@@ -1,0 +1,100 @@
+import { gunzipSync } from 'node:zlib';
+import { Document } from '@wds/contracts';
+import { CacheStore, type CacheEntry, type CacheLookup } from '../storage/cache-store';
+
+/** Default memory budget: decoded JSON bytes of the documents kept (V8 may use up to twice that). */
+export const MEMORY_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+
+interface Held {
+  entry: CacheEntry;
+  bytes: number;
+}
+
+/**
+ * A bounded in-process LRU in front of the shared page cache: a hit skips the PostgreSQL round
+ * trip and the gunzip + schema parse of the stored document. It holds only what the shared store
+ * holds (entries are added on put and on a shared hit), each with its own fetch and expiry times,
+ * so maxAge/minAge are checked exactly as the shared store checks them; an entry too old for a
+ * lookup falls through to the shared store, where another replica may have stored a fresher copy.
+ * Zero-data-retention scrapes never reach the cache at all (see RunScrapeUseCase).
+ */
+export class MemoryFrontedCacheStore extends CacheStore {
+  private readonly held = new Map<string, Held>();
+  private bytes = 0;
+
+  constructor(
+    private readonly shared: CacheStore,
+    private readonly maxBytes = MEMORY_CACHE_MAX_BYTES,
+    private readonly now: () => number = Date.now,
+  ) {
+    super();
+  }
+
+  async find(lookup: CacheLookup): Promise<CacheEntry | undefined> {
+    const local = this.held.get(lookup.key);
+    if (local && this.matches(local.entry, lookup)) {
+      // Map order is the LRU order: re-insert as most recently used.
+      this.held.delete(lookup.key);
+      this.held.set(lookup.key, local);
+      return local.entry;
+    }
+    const found = await this.shared.find(lookup);
+    if (!found) return undefined;
+    return this.remember(lookup.key, found);
+  }
+
+  async put(entry: {
+    key: string;
+    url: string;
+    documentGz: Buffer;
+    contentCredits: number;
+    retainMs: number;
+  }): Promise<void> {
+    await this.shared.put(entry);
+    const now = this.now();
+    this.remember(entry.key, {
+      documentGz: entry.documentGz,
+      contentCredits: entry.contentCredits,
+      fetchedAt: new Date(now),
+      expiresAt: new Date(now + entry.retainMs),
+    });
+  }
+
+  async purgeExpired(): Promise<number> {
+    const now = this.now();
+    for (const [key, h] of this.held) if (h.entry.expiresAt.getTime() <= now) this.forget(key);
+    return this.shared.purgeExpired();
+  }
+
+  private matches(e: CacheEntry, l: CacheLookup): boolean {
+    const now = this.now();
+    const fetched = e.fetchedAt.getTime();
+    if (e.expiresAt.getTime() <= now) return false;
+    if (l.maxAgeMs !== undefined && fetched <= now - l.maxAgeMs) return false;
+    return fetched <= now - (l.minAgeMs ?? 0);
+  }
+
+  /** Decodes once and keeps the entry, evicting the least recently used beyond the budget. */
+  private remember(key: string, found: CacheEntry): CacheEntry {
+    // Large documents are not kept, and are left to the caller's asynchronous decode.
+    if (found.documentGz.length > this.maxBytes / 64) return found;
+    const json = gunzipSync(found.documentGz);
+    const entry: CacheEntry = { ...found, document: Document.parse(JSON.parse(json.toString('utf8'))) };
+    const bytes = json.length + found.documentGz.length;
+    this.forget(key);
+    this.held.set(key, { entry, bytes });
+    this.bytes += bytes;
+    for (const oldest of this.held.keys()) {
+      if (this.bytes <= this.maxBytes) break;
+      this.forget(oldest);
+    }
+    return entry;
+  }
+
+  private forget(key: string): void {
+    const h = this.held.get(key);
+    if (!h) return;
+    this.held.delete(key);
+    this.bytes -= h.bytes;
+  }
+}

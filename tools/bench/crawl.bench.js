@@ -1,0 +1,205 @@
+'use strict';
+// Crawl benchmark: the real billing, scraper and crawler processes (built output) on a private
+// NATS + PostgreSQL crawl a generated local site end to end (fetch engine, transform, document
+// storage, link de-duplication in the frontier, scheduling, credits). Reports pages/s and the
+// RSS of the crawler and scraper sampled every second; then holds a 50,000-URL frontier.
+// Run after building: npx tsc -b tsconfig.build.json && node tools/bench/crawl.bench.js
+const { spawn } = require('node:child_process');
+const { randomUUID } = require('node:crypto');
+const fs = require('node:fs');
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const { startNats, startPostgres } = require(path.join(ROOT, 'libs/local-infra/dist'));
+const { Messaging } = require(path.join(ROOT, 'libs/messaging/dist'));
+const { createLogger } = require(path.join(ROOT, 'libs/observability/dist'));
+const { CRAWL_RPC, CrawlRequest, RPC } = require(path.join(ROOT, 'libs/contracts/dist'));
+
+const PAGES = Number(process.env.BENCH_PAGES ?? 5000);
+const FRONTIER = Number(process.env.BENCH_FRONTIER ?? 50000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
+const PAGE_BYTES = Number(process.env.BENCH_PAGE_BYTES ?? 4000);
+
+/** /p/i links to its children 2i+1, 2i+2 (a binary tree) and home; /wide links to FRONTIER pages. */
+function startSite() {
+  const filler = `<p>${'Streaming systems trade latency for throughput. '.repeat(Math.ceil(PAGE_BYTES / 49))}</p>`;
+  let wide;
+  const server = http.createServer((req, res) => {
+    const p = new URL(req.url, 'http://x').pathname;
+    if (p === '/wide') {
+      wide ??= Array.from({ length: FRONTIER }, (_, i) => `<a href="/w/${i}">w${i}</a>`).join('\n');
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<html><body><main><h1>Wide</h1>${wide}</main></body></html>`);
+      return;
+    }
+    const m = /^\/p\/(\d+)$/.exec(p);
+    const i = p === '/' ? 0 : m ? Number(m[1]) : p.startsWith('/w/') ? 0 : -1;
+    if (i < 0 || i >= PAGES) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('nf');
+      return;
+    }
+    const links = [2 * i + 1, 2 * i + 2].filter((c) => c < PAGES).map((c) => `<a href="/p/${c}">p${c}</a>`);
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(
+      `<!doctype html><html><head><title>Page ${i}</title></head><body><header><nav><a href="/">Home</a></nav></header>` +
+        `<main><article><h1>Page ${i}</h1>${filler}<ul><li>${links.join('</li><li>')}</li></ul></article></main></body></html>`,
+    );
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+function rssMb(pid) {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+function spawnService(name, env) {
+  const child = spawn(process.execPath, [path.join(ROOT, `apps/${name}/dist/main.js`)], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, ...env, WDS_INSTANCE_ID: `${name}-bench` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out = (out + d).slice(-20000)));
+  child.stderr.on('data', (d) => (out = (out + d).slice(-20000)));
+  return new Promise((resolve, reject) => {
+    const t = setInterval(() => {
+      if (out.includes('"healthUrl"')) {
+        clearInterval(t);
+        resolve(child);
+      } else if (child.exitCode !== null) {
+        clearInterval(t);
+        reject(new Error(`${name} exited:\n${out}`));
+      }
+    }, 50);
+  });
+}
+
+async function waitFor(client, teamId, id, onTick) {
+  for (;;) {
+    const s = await client.request(CRAWL_RPC.status, { teamId, jobId: id, skip: 0, limit: 1, maxBytes: 1 });
+    onTick?.(s);
+    if (s.status !== 'scraping') return s;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+async function main() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-crawl-bench-'));
+  const nats = await startNats({ dataDir: path.join(dir, 'nats') });
+  const pg = await startPostgres({ dataDir: path.join(dir, 'pg') });
+  const site = await startSite();
+  const port = site.address().port;
+  const env = {
+    NATS_URL: nats.url,
+    DATABASE_URL: pg.url,
+    HEALTH_PORT: '0',
+    LOG_LEVEL: 'info',
+    WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${port}`,
+    NODE_OPTIONS: '--max-semi-space-size=32',
+  };
+  const children = [];
+  const stop = async () => {
+    for (const c of children) c.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 3000));
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    await client?.drain();
+    site.close();
+    await nats.stop();
+    await pg.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  let client;
+  try {
+    children.push(await spawnService('billing', env));
+    const scraper = await spawnService('scraper', { ...env, LOG_LEVEL: 'warn' });
+    children.push(scraper);
+    const crawler = await spawnService('crawler', { ...env, WDS_CRAWL_WORKER_CONCURRENCY: String(CONCURRENCY) });
+    children.push(crawler);
+    client = await Messaging.connect({ servers: nats.url, name: 'bench', logger: createLogger({ service: 'bench', level: 'fatal' }) });
+    const teamId = `bench-${randomUUID()}`;
+    await client.request(RPC.creditsGrant, { teamId, amount: 10_000_000, reason: 'bench', idempotencyKey: teamId });
+    const create = (request, concurrency) =>
+      client.request(CRAWL_RPC.create, {
+        crawlId: randomUUID(),
+        teamId,
+        request: CrawlRequest.parse(request),
+        teamConcurrency: concurrency,
+      });
+
+    const samples = [];
+    const t0 = Date.now();
+    const { id } = await create(
+      { url: `http://127.0.0.1:${port}/`, sitemap: 'skip', limit: PAGES, scrapeOptions: { maxAge: 0, proxy: 'basic' } },
+      CONCURRENCY,
+    );
+    const final = await waitFor(client, teamId, id, (s) =>
+      samples.push({ t: (Date.now() - t0) / 1000, done: s.completed, crawler: rssMb(crawler.pid), scraper: rssMb(scraper.pid) }),
+    );
+    const secs = (Date.now() - t0) / 1000;
+    const steady = samples.filter((s) => s.done > PAGES * 0.1 && s.done < PAGES * 0.9);
+    const rate = steady.length > 1
+      ? (steady.at(-1).done - steady[0].done) / (steady.at(-1).t - steady[0].t)
+      : final.completed / secs;
+    const quart = (k) => samples[Math.min(samples.length - 1, Math.floor((samples.length * k) / 4))];
+    const result = {
+      machine: `${os.cpus().length} cores, ${os.cpus()[0].model}, Node ${process.version}`,
+      pages: final.completed,
+      status: final.status,
+      seconds: secs,
+      pagesPerSecondOverall: +(final.completed / secs).toFixed(1),
+      pagesPerSecondSteady: +rate.toFixed(1),
+      rssMb: [1, 2, 3, 4].map((k) => ({ at: quart(k - 1).done, crawler: Math.round(quart(k - 1).crawler), scraper: Math.round(quart(k - 1).scraper) })),
+    };
+    console.log(JSON.stringify(result, null, 2));
+
+    // Frontier: one page links FRONTIER URLs; hold them at concurrency 1 for a few seconds.
+    const f0 = Date.now();
+    const wide = await create(
+      { url: `http://127.0.0.1:${port}/wide`, sitemap: 'skip', crawlEntireDomain: true, limit: FRONTIER + 1, scrapeOptions: { maxAge: 0, proxy: 'basic' } },
+      1,
+    );
+    let held;
+    for (;;) {
+      const s = await client.request(CRAWL_RPC.status, { teamId, jobId: wide.id, skip: 0, limit: 1, maxBytes: 1 });
+      if (s.total >= FRONTIER) {
+        held = { total: s.total, secondsToDiscover: (Date.now() - f0) / 1000 };
+        break;
+      }
+      if (Date.now() - f0 > 120_000) throw new Error(`frontier not filled: ${s.total}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await new Promise((r) => setTimeout(r, 5000));
+    const later = await client.request(CRAWL_RPC.status, { teamId, jobId: wide.id, skip: 0, limit: 1, maxBytes: 1 });
+    const { rows } = await (async () => {
+      const { Database } = require(path.join(ROOT, 'libs/database/dist'));
+      const db = new Database({ url: pg.url });
+      try {
+        return await db.query(
+          `SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued, pg_size_pretty(pg_total_relation_size('crawler.job_pages')) AS size FROM crawler.job_pages WHERE job_id = $1`,
+          [wide.id],
+        );
+      } finally {
+        await db.close();
+      }
+    })();
+    await client.request(CRAWL_RPC.cancel, { teamId, jobId: wide.id });
+    console.log(
+      JSON.stringify({ frontier: { ...held, queuedAfter5s: rows[0].queued, completedAfter5s: later.completed, tableSize: rows[0].size, crawlerRssMb: Math.round(rssMb(crawler.pid)) } }, null, 2),
+    );
+  } finally {
+    await stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
