@@ -107,12 +107,13 @@ async function waitFor(what, fn, timeoutMs = 120_000) {
 
 const CLOCK_TICKS = 100;
 
-/** utime+stime of a process and its children (PostgreSQL backends), in ms; 0 when gone. */
-function processCpuMs(pid) {
+/** utime+stime of a process in ms (with `reaped`, also of its exited children); 0 when gone. */
+function processCpuMs(pid, reaped = false) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
+    const ticks = Number(f[11]) + Number(f[12]) + (reaped ? Number(f[13]) + Number(f[14]) : 0);
+    return (ticks * 1000) / CLOCK_TICKS;
   } catch {
     return 0;
   }
@@ -136,8 +137,9 @@ function childPids(ppid) {
 function cpuSnapshot(groups) {
   const snap = {};
   for (const [name, pids] of Object.entries(groups)) {
-    const all = name === 'postgres' ? [...pids, ...pids.flatMap(childPids)] : pids;
-    snap[name] = all.reduce((sum, pid) => sum + processCpuMs(pid), 0);
+    // PostgreSQL: the postmaster with its exited backends, plus the live backends.
+    const children = name === 'postgres' ? pids.flatMap(childPids) : [];
+    snap[name] = [...pids, ...children].reduce((sum, pid) => sum + processCpuMs(pid, pids.includes(pid)), 0);
   }
   const self = process.cpuUsage();
   snap['bench client'] = (self.user + self.system) / 1000;

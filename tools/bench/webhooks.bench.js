@@ -70,7 +70,7 @@ async function main() {
       NATS_URL: nats.url,
       DATABASE_URL: pg.url,
       HEALTH_PORT: '0',
-      LOG_LEVEL: 'error',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'error',
       WDS_PRIVATE_NETWORK_ALLOWLIST: '127.0.0.1',
       WDS_WEBHOOK_POLL_INTERVAL_MS: '100',
     }),

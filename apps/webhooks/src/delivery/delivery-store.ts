@@ -197,30 +197,36 @@ export class PgDeliveryStore extends DeliveryStore {
     attempt: AttemptRecord,
     outcome: AttemptOutcome,
   ): Promise<boolean> {
-    return this.db.tx(async (q) => {
-      const status = outcome.kind === 'retry' ? 'pending' : outcome.kind;
-      const lastError = outcome.kind === 'failed' ? outcome.reason : attempt.error;
-      const delayMs = outcome.kind === 'retry' ? outcome.delayMs : 0;
-      const updated = await q.query<{ attempts: number }>(
-        `UPDATE webhooks.deliveries
+    const status = outcome.kind === 'retry' ? 'pending' : outcome.kind;
+    const lastError = outcome.kind === 'failed' ? outcome.reason : attempt.error;
+    const delayMs = outcome.kind === 'retry' ? outcome.delayMs : 0;
+    // One statement (atomic, one round trip): the new state, guarded by the lease, and the attempt row.
+    const res = await this.db.query(
+      `WITH updated AS (
+         UPDATE webhooks.deliveries
          SET attempts = attempts + 1, status = $3, last_status = $4, last_error = $5,
              leased_until = NULL, leased_by = NULL,
              next_attempt_at = now() + $6::int * interval '1 millisecond',
              delivered_at = CASE WHEN $3 = 'delivered' THEN now() END,
              finished_at = CASE WHEN $3 <> 'pending' THEN now() END
          WHERE webhook_id = $1 AND leased_by = $2 AND status = 'pending'
-         RETURNING attempts`,
-        [webhookId, instance, status, attempt.statusCode, lastError, delayMs],
-      );
-      const row = updated.rows[0];
-      if (!row) return false;
-      await q.query(
-        `INSERT INTO webhooks.delivery_attempts (webhook_id, attempt, started_at, status_code, error, duration_ms)
-         VALUES ($1, $2, $3, $4, $5, $6)`,
-        [webhookId, row.attempts, attempt.startedAt, attempt.statusCode, attempt.error, attempt.durationMs],
-      );
-      return true;
-    });
+         RETURNING webhook_id, attempts
+       )
+       INSERT INTO webhooks.delivery_attempts (webhook_id, attempt, started_at, status_code, error, duration_ms)
+       SELECT webhook_id, attempts, $7, $4, $8, $9 FROM updated`,
+      [
+        webhookId,
+        instance,
+        status,
+        attempt.statusCode,
+        lastError,
+        delayMs,
+        attempt.startedAt,
+        attempt.error,
+        attempt.durationMs,
+      ],
+    );
+    return (res.rowCount ?? 0) > 0;
   }
 
   async list(teamId: string, jobId: string, limit: number, cursor?: string): Promise<DeliveryPage> {
