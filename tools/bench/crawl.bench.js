@@ -60,6 +60,31 @@ function rssMb(pid) {
   }
 }
 
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid) {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU seconds of every postgres process (the cluster started here is the only one named so). */
+function postgresCpuSeconds(dataDir) {
+  let sum = 0;
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const environ = cmd.includes('postgres') ? fs.readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
+      if (environ && (cmd.includes(dataDir) || cmd.startsWith('postgres:'))) sum += cpuSeconds(Number(pid));
+    } catch {
+      // process gone
+    }
+  }
+  return sum;
+}
+
 function spawnService(name, env) {
   const child = spawn(process.execPath, [path.join(ROOT, `apps/${name}/dist/main.js`)], {
     cwd: ROOT,
@@ -119,13 +144,25 @@ async function main() {
   let client;
   try {
     children.push(await spawnService('billing', env));
-    const scraper = await spawnService('scraper', { ...env, LOG_LEVEL: 'warn' });
+    const scraper = await spawnService('scraper', env);
     children.push(scraper);
-    const crawler = await spawnService('crawler', { ...env, WDS_CRAWL_WORKER_CONCURRENCY: String(CONCURRENCY) });
+    const crawler = await spawnService('crawler', {
+      ...env,
+      WDS_CRAWL_WORKER_CONCURRENCY: String(CONCURRENCY),
+    });
     children.push(crawler);
-    client = await Messaging.connect({ servers: nats.url, name: 'bench', logger: createLogger({ service: 'bench', level: 'fatal' }) });
+    client = await Messaging.connect({
+      servers: nats.url,
+      name: 'bench',
+      logger: createLogger({ service: 'bench', level: 'fatal' }),
+    });
     const teamId = `bench-${randomUUID()}`;
-    await client.request(RPC.creditsGrant, { teamId, amount: 10_000_000, reason: 'bench', idempotencyKey: teamId });
+    await client.request(RPC.creditsGrant, {
+      teamId,
+      amount: 10_000_000,
+      reason: 'bench',
+      idempotencyKey: teamId,
+    });
     const create = (request, concurrency) =>
       client.request(CRAWL_RPC.create, {
         crawlId: randomUUID(),
@@ -135,19 +172,42 @@ async function main() {
       });
 
     const samples = [];
+    const cpu0 = Object.fromEntries(
+      children.map((c, i) => [['billing', 'scraper', 'crawler'][i], cpuSeconds(c.pid)]),
+    );
+    const pg0 = postgresCpuSeconds(dir);
     const t0 = Date.now();
     const { id } = await create(
-      { url: `http://127.0.0.1:${port}/`, sitemap: 'skip', limit: PAGES, scrapeOptions: { maxAge: 0, proxy: 'basic' } },
+      {
+        url: `http://127.0.0.1:${port}/`,
+        sitemap: 'skip',
+        limit: PAGES,
+        scrapeOptions: { maxAge: 0, proxy: 'basic' },
+      },
       CONCURRENCY,
     );
     const final = await waitFor(client, teamId, id, (s) =>
-      samples.push({ t: (Date.now() - t0) / 1000, done: s.completed, crawler: rssMb(crawler.pid), scraper: rssMb(scraper.pid) }),
+      samples.push({
+        t: (Date.now() - t0) / 1000,
+        done: s.completed,
+        crawler: rssMb(crawler.pid),
+        scraper: rssMb(scraper.pid),
+      }),
     );
     const secs = (Date.now() - t0) / 1000;
+    const cpu = Object.fromEntries(
+      children.map((c, i) => {
+        const name = ['billing', 'scraper', 'crawler'][i];
+        return [name, +(cpuSeconds(c.pid) - cpu0[name]).toFixed(1)];
+      }),
+    );
+    cpu.postgres = +(postgresCpuSeconds(dir) - pg0).toFixed(1);
+    cpu.benchAndSite = +(process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6).toFixed(1);
     const steady = samples.filter((s) => s.done > PAGES * 0.1 && s.done < PAGES * 0.9);
-    const rate = steady.length > 1
-      ? (steady.at(-1).done - steady[0].done) / (steady.at(-1).t - steady[0].t)
-      : final.completed / secs;
+    const rate =
+      steady.length > 1
+        ? (steady.at(-1).done - steady[0].done) / (steady.at(-1).t - steady[0].t)
+        : final.completed / secs;
     const quart = (k) => samples[Math.min(samples.length - 1, Math.floor((samples.length * k) / 4))];
     const result = {
       machine: `${os.cpus().length} cores, ${os.cpus()[0].model}, Node ${process.version}`,
@@ -156,19 +216,36 @@ async function main() {
       seconds: secs,
       pagesPerSecondOverall: +(final.completed / secs).toFixed(1),
       pagesPerSecondSteady: +rate.toFixed(1),
-      rssMb: [1, 2, 3, 4].map((k) => ({ at: quart(k - 1).done, crawler: Math.round(quart(k - 1).crawler), scraper: Math.round(quart(k - 1).scraper) })),
+      cpuSeconds: cpu,
+      rssMb: [1, 2, 3, 4].map((k) => ({
+        at: quart(k - 1).done,
+        crawler: Math.round(quart(k - 1).crawler),
+        scraper: Math.round(quart(k - 1).scraper),
+      })),
     };
     console.log(JSON.stringify(result, null, 2));
 
     // Frontier: one page links FRONTIER URLs; hold them at concurrency 1 for a few seconds.
     const f0 = Date.now();
     const wide = await create(
-      { url: `http://127.0.0.1:${port}/wide`, sitemap: 'skip', crawlEntireDomain: true, limit: FRONTIER + 1, scrapeOptions: { maxAge: 0, proxy: 'basic' } },
+      {
+        url: `http://127.0.0.1:${port}/wide`,
+        sitemap: 'skip',
+        crawlEntireDomain: true,
+        limit: FRONTIER + 1,
+        scrapeOptions: { maxAge: 0, proxy: 'basic' },
+      },
       1,
     );
     let held;
     for (;;) {
-      const s = await client.request(CRAWL_RPC.status, { teamId, jobId: wide.id, skip: 0, limit: 1, maxBytes: 1 });
+      const s = await client.request(CRAWL_RPC.status, {
+        teamId,
+        jobId: wide.id,
+        skip: 0,
+        limit: 1,
+        maxBytes: 1,
+      });
       if (s.total >= FRONTIER) {
         held = { total: s.total, secondsToDiscover: (Date.now() - f0) / 1000 };
         break;
@@ -177,7 +254,13 @@ async function main() {
       await new Promise((r) => setTimeout(r, 200));
     }
     await new Promise((r) => setTimeout(r, 5000));
-    const later = await client.request(CRAWL_RPC.status, { teamId, jobId: wide.id, skip: 0, limit: 1, maxBytes: 1 });
+    const later = await client.request(CRAWL_RPC.status, {
+      teamId,
+      jobId: wide.id,
+      skip: 0,
+      limit: 1,
+      maxBytes: 1,
+    });
     const { rows } = await (async () => {
       const { Database } = require(path.join(ROOT, 'libs/database/dist'));
       const db = new Database({ url: pg.url });
@@ -192,7 +275,19 @@ async function main() {
     })();
     await client.request(CRAWL_RPC.cancel, { teamId, jobId: wide.id });
     console.log(
-      JSON.stringify({ frontier: { ...held, queuedAfter5s: rows[0].queued, completedAfter5s: later.completed, tableSize: rows[0].size, crawlerRssMb: Math.round(rssMb(crawler.pid)) } }, null, 2),
+      JSON.stringify(
+        {
+          frontier: {
+            ...held,
+            queuedAfter5s: rows[0].queued,
+            completedAfter5s: later.completed,
+            tableSize: rows[0].size,
+            crawlerRssMb: Math.round(rssMb(crawler.pid)),
+          },
+        },
+        null,
+        2,
+      ),
     );
   } finally {
     await stop();

@@ -50,7 +50,15 @@ async function receiver(mode) {
 }
 
 function event(jobId, type, url, data = []) {
-  return { success: true, type, id: jobId, webhookId: crypto.randomUUID(), data, teamId: 'bench', webhook: { url } };
+  return {
+    success: true,
+    type,
+    id: jobId,
+    webhookId: crypto.randomUUID(),
+    data,
+    teamId: 'bench',
+    webhook: { url },
+  };
 }
 
 async function main() {
@@ -76,7 +84,12 @@ async function main() {
     }),
   );
   try {
-    const page = [{ markdown: '# Page\n\n' + 'Lorem ipsum dolor sit amet. '.repeat(80), metadata: { sourceURL: 'https://site.example/p' } }];
+    const page = [
+      {
+        markdown: '# Page\n\n' + 'Lorem ipsum dolor sit amet. '.repeat(80),
+        metadata: { sourceURL: 'https://site.example/p' },
+      },
+    ];
     const run = async (label, withDead) => {
       const events = [];
       for (let j = 0; j < JOBS; j++) {
@@ -86,7 +99,9 @@ async function main() {
         events.push(event(jobId, 'crawl.completed', `${ok.url}/in`));
       }
       const deadEvents = withDead
-        ? Array.from({ length: DEAD_EVENTS }, () => event(crypto.randomUUID(), 'crawl.started', `${dead.url}/in`))
+        ? Array.from({ length: DEAD_EVENTS }, () =>
+            event(crypto.randomUUID(), 'crawl.started', `${dead.url}/in`),
+          )
         : [];
       const published = new Map();
       const t0 = performance.now();
@@ -100,7 +115,15 @@ async function main() {
         }),
       );
       const tPublished = performance.now();
-      while (events.some((e) => !ok.arrivals.has(e.webhookId))) await new Promise((r) => setTimeout(r, 20));
+      let lastReport = performance.now();
+      while (events.some((e) => !ok.arrivals.has(e.webhookId))) {
+        await new Promise((r) => setTimeout(r, 20));
+        if (performance.now() - lastReport > 5000) {
+          lastReport = performance.now();
+          const got = events.filter((e) => ok.arrivals.has(e.webhookId)).length;
+          console.error(`  ... ${label}: ${got}/${events.length} delivered`);
+        }
+      }
       const t1 = performance.now();
       const pageLatency = events
         .filter((e) => e.type === 'crawl.page')
@@ -117,7 +140,10 @@ async function main() {
         deadConcurrentMax: withDead ? dead.arrivals.size : 0,
       };
     };
-    const results = [await run('healthy receiver only', false), await run(`+ ${DEAD_EVENTS} events to a hanging receiver`, true)];
+    const results = [
+      await run('healthy receiver only', false),
+      await run(`+ ${DEAD_EVENTS} events to a hanging receiver`, true),
+    ];
     const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
     console.log(`machine: ${os.cpus().length} x ${cpu}, node ${process.version}`);
     console.log(`jobs ${JOBS} x (started + ${PAGES} pages + completed)`);

@@ -58,7 +58,7 @@ describe('crawler process (built output)', () => {
     const ready = await fetch(`${healthUrl}/ready`);
     expect(ready.status).toBe(200);
     expect(output).toContain('"service":"crawler"');
-    expect(output).toContain('"applied":["0001_init.sql"]');
+    expect(output).toContain('"applied":["0001_init.sql","0002_crawl_jobs.sql"]');
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

@@ -85,7 +85,11 @@ describe('crawl and map through the stack', () => {
   it('runs crawl() of the official SDK to completion with auto-pagination', async () => {
     const { default: Firecrawl } = await import('@mendable/firecrawl-js');
     const client = new Firecrawl({ apiKey: KEY, apiUrl: stack.url });
-    const job = await client.crawl(site.url, { limit: 50, scrapeOptions: { formats: ['markdown'] }, pollInterval: 1 });
+    const job = await client.crawl(site.url, {
+      limit: 50,
+      scrapeOptions: { formats: ['markdown'] },
+      pollInterval: 1,
+    });
     expect(job.status).toBe('completed');
     expect(job.completed).toBe(job.total);
     expect(job.data).toHaveLength(job.completed);
@@ -96,9 +100,17 @@ describe('crawl and map through the stack', () => {
   }, 90_000);
 
   it('pages status by 10 MB with an absolute `next` until every document is read', async () => {
-    const created = await call('POST', '/v2/crawl', { url: big.url, sitemap: 'skip', scrapeOptions: { maxAge: 0 } });
+    const created = await call('POST', '/v2/crawl', {
+      url: big.url,
+      sitemap: 'skip',
+      scrapeOptions: { maxAge: 0 },
+    });
     expect(created.status).toBe(200);
-    expect(created.body).toEqual({ success: true, id: expect.any(String), url: `${stack.url}/v2/crawl/${created.body.id}` });
+    expect(created.body).toEqual({
+      success: true,
+      id: expect.any(String),
+      url: `${stack.url}/v2/crawl/${created.body.id}`,
+    });
     const done = await waitDone(created.body.id);
     expect(done).toMatchObject({ status: 'completed', total: BIG_PAGES + 1, completed: BIG_PAGES + 1 });
     const first = await call('GET', `/v2/crawl/${created.body.id}`);
@@ -140,9 +152,17 @@ describe('crawl and map through the stack', () => {
     });
     expect(messages[0]).toMatchObject({ type: 'catchup', data: { status: 'scraping' } });
     expect(messages.filter((m) => m.type === 'document')).toHaveLength(4);
-    expect(messages.at(-1)).toMatchObject({ type: 'done', data: { status: 'completed', total: 4, completed: 4 } });
-    const refused = new WebSocket(`${stack.url.replace(/^http/, 'ws')}/v2/crawl/${created.body.id}`, 'wrong-key-123');
-    const status = await new Promise<number>((resolve) => refused.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+    expect(messages.at(-1)).toMatchObject({
+      type: 'done',
+      data: { status: 'completed', total: 4, completed: 4 },
+    });
+    const refused = new WebSocket(
+      `${stack.url.replace(/^http/, 'ws')}/v2/crawl/${created.body.id}`,
+      'wrong-key-123',
+    );
+    const status = await new Promise<number>((resolve) =>
+      refused.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)),
+    );
     expect(status).toBe(401);
   }, 60_000);
 
@@ -150,7 +170,9 @@ describe('crawl and map through the stack', () => {
     const created = await call('POST', '/v2/crawl', { url: site.url, delay: 2 });
     const id = created.body.id;
     const active = await call('GET', '/v2/crawl/active');
-    expect(active.body.crawls).toEqual(expect.arrayContaining([expect.objectContaining({ id, url: site.url })]));
+    expect(active.body.crawls).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id, url: site.url })]),
+    );
     expect((await call('DELETE', `/v2/crawl/${id}`)).body).toEqual({ success: true, status: 'cancelled' });
     expect((await call('DELETE', `/v2/crawl/${id}`)).status).toBe(409);
     expect((await call('GET', `/v2/crawl/${id}`)).body.status).toBe('cancelled');
@@ -160,7 +182,9 @@ describe('crawl and map through the stack', () => {
     const prompt = await call('POST', '/v2/crawl', { url: site.url, prompt: 'only the docs' });
     expect(prompt.status).toBe(503);
     expect(prompt.body.error).toMatch(/LLM/);
-    expect((await call('POST', '/v2/crawl/params-preview', { url: site.url, prompt: 'docs' })).status).toBe(503);
+    expect((await call('POST', '/v2/crawl/params-preview', { url: site.url, prompt: 'docs' })).status).toBe(
+      503,
+    );
   }, 60_000);
 
   it('maps a site from its sitemaps and links (SDK map)', async () => {

@@ -107,6 +107,20 @@ describe('PgDeliveryStore', () => {
     );
   });
 
+  it('does not let an older backlog for one destination crowd out the others', async () => {
+    for (let i = 0; i < 50; i++) await insert(event(randomUUID(), 'crawl.started', 'https://dead.example/x'));
+    await insert(event(randomUUID(), 'crawl.started', 'https://alive.example/x'));
+    await insert(event(randomUUID(), 'crawl.started', 'https://alive2.example/x'));
+    const claimed = await store.claim({ limit: 5, perDestination: 3, leaseMs: 60_000, instance: 'a' });
+    expect(claimed.map((d) => new URL(d.url).hostname).sort()).toEqual([
+      'alive.example',
+      'alive2.example',
+      'dead.example',
+      'dead.example',
+      'dead.example',
+    ]);
+  });
+
   it('delays completed events and orphan pages by the settle time', async () => {
     const job = randomUUID();
     await insert(event(job, 'crawl.completed'), 200);

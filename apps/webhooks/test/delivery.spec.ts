@@ -102,11 +102,11 @@ describe('webhooks service: delivery', () => {
       );
       const webhook = hook(path, { metadata: { job: kind } });
       const events = [
-        jobEvent(jobId, team, started, webhook, { seq: 0 }),
-        jobEvent(jobId, team, page, webhook, { seq: 1 }),
-        jobEvent(jobId, team, page, webhook, { seq: 2 }),
-        jobEvent(jobId, team, page, webhook, { seq: 3 }),
-        jobEvent(jobId, team, completed, webhook, { seq: 4 }),
+        jobEvent(jobId, team, started, webhook),
+        jobEvent(jobId, team, page, webhook),
+        jobEvent(jobId, team, page, webhook),
+        jobEvent(jobId, team, page, webhook),
+        jobEvent(jobId, team, completed, webhook),
       ];
       for (const e of [...events].reverse()) await stack.publish(e);
 

@@ -107,7 +107,11 @@ export class JobQueries {
       items: items.map((i) =>
         i.json !== undefined
           ? { seq: i.seq, bytes: i.bytes, json: i.json }
-          : { seq: i.seq, bytes: i.bytes, chunks: Math.max(1, Math.ceil(i.bytes / JOB_DOCUMENT_CHUNK_BYTES)) },
+          : {
+              seq: i.seq,
+              bytes: i.bytes,
+              chunks: Math.max(1, Math.ceil(i.bytes / JOB_DOCUMENT_CHUNK_BYTES)),
+            },
       ),
     };
   }
@@ -122,7 +126,8 @@ export class JobQueries {
       error: p.error,
       ...(p.code ? { code: p.code } : {}),
     }));
-    if (job.error) errors.push({ id: job.id, timestamp: new Date().toISOString(), url: job.url, error: job.error });
+    if (job.error)
+      errors.push({ id: job.id, timestamp: new Date().toISOString(), url: job.url, error: job.error });
     return { errors, robotsBlocked: blocked };
   }
 
@@ -132,7 +137,8 @@ export class JobQueries {
     if (!job || job.expiresAt.getTime() < Date.now()) {
       throw new ServiceError(ErrorCode.NOT_FOUND, 'Job not found');
     }
-    if (job.teamId !== teamId) throw new ServiceError(ErrorCode.FORBIDDEN, 'This job belongs to another team');
+    if (job.teamId !== teamId)
+      throw new ServiceError(ErrorCode.FORBIDDEN, 'This job belongs to another team');
     return job;
   }
 

@@ -213,7 +213,12 @@ export class JobStore {
   }
 
   /** A byte range of one stored document (UTF-8). */
-  async readDocumentBytes(jobId: string, seq: number, offset: number, length: number): Promise<Buffer | null> {
+  async readDocumentBytes(
+    jobId: string,
+    seq: number,
+    offset: number,
+    length: number,
+  ): Promise<Buffer | null> {
     const { rows } = await this.db.query<{ part: Buffer | null }>(
       `SELECT substring(convert_to(document, 'UTF8') FROM $3 FOR $4) AS part
        FROM ${this.pages} WHERE job_id = $1 AND done_seq = $2`,
@@ -222,11 +227,20 @@ export class JobStore {
     return rows[0]?.part ?? null;
   }
 
-  async errors(jobId: string, limit = 1000): Promise<{
+  async errors(
+    jobId: string,
+    limit = 1000,
+  ): Promise<{
     pages: { id: string; url: string; error: string; code: string | null; at: Date }[];
     blocked: string[];
   }> {
-    const pages = await this.db.query<{ id: string; url: string; error: string; code: string | null; at: Date }>(
+    const pages = await this.db.query<{
+      id: string;
+      url: string;
+      error: string;
+      code: string | null;
+      at: Date;
+    }>(
       `SELECT id::text AS id, url, error, error_code AS code, finished_at AS at FROM ${this.pages}
        WHERE job_id = $1 AND status = 'failed' ORDER BY id LIMIT $2`,
       [jobId, limit],
@@ -302,9 +316,10 @@ export class JobStore {
   }
 
   private async lock(q: Queryable, jobId: string): Promise<JobRow | undefined> {
-    const { rows } = await q.query<RawJob>(`SELECT ${JOB_COLUMNS} FROM ${this.jobs} WHERE id = $1 FOR UPDATE`, [
-      jobId,
-    ]);
+    const { rows } = await q.query<RawJob>(
+      `SELECT ${JOB_COLUMNS} FROM ${this.jobs} WHERE id = $1 FOR UPDATE`,
+      [jobId],
+    );
     return rows[0] ? toJob(rows[0]) : undefined;
   }
 

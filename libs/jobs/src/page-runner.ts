@@ -102,7 +102,12 @@ export class PageRunner {
     const holdKey = `${this.opts.jobKind}:${job.id}:${createHash('sha1').update(urlKey).digest('base64url')}`;
     const parsed = ScrapeRequest.safeParse(this.opts.hooks.scrapeRequest(job, task));
     if (!parsed.success) {
-      await this.finish(job, task, urlKey, { ok: false, error: parsed.error.message, code: 'BAD_REQUEST', credits: 0 });
+      await this.finish(job, task, urlKey, {
+        ok: false,
+        error: parsed.error.message,
+        code: 'BAD_REQUEST',
+        credits: 0,
+      });
       return;
     }
     const options = parsed.data;
@@ -123,7 +128,12 @@ export class PageRunner {
         return;
       }
       if (!lastAttempt) throw err;
-      await this.finish(job, task, urlKey, { ok: false, error: describe(err), code: codeOf(err), credits: 0 });
+      await this.finish(job, task, urlKey, {
+        ok: false,
+        error: describe(err),
+        code: codeOf(err),
+        credits: 0,
+      });
       return;
     }
 
@@ -149,7 +159,8 @@ export class PageRunner {
         throw err;
       }
       const owed = billableCredits(err);
-      const charged = owed > 0 ? await this.settle(reservationId, owed) : (await this.release(reservationId), 0);
+      const charged =
+        owed > 0 ? await this.settle(reservationId, owed) : (await this.release(reservationId), 0);
       await this.finish(job, task, urlKey, { ok: false, error: describe(err), code, credits: charged });
       return;
     }
@@ -162,7 +173,9 @@ export class PageRunner {
     job: JobRow,
     task: PageTask,
     urlKey: string,
-    r: { ok: true; document: Document; credits: number } | { ok: false; error: string; code: string; credits: number },
+    r:
+      | { ok: true; document: Document; credits: number }
+      | { ok: false; error: string; code: string; credits: number },
     after: { discovered?: PageCandidate[]; blocked?: string[] } = {},
   ): Promise<void> {
     const documentJson = r.ok ? JSON.stringify(r.document) : '';
@@ -210,7 +223,11 @@ export class PageRunner {
     if (!ref) throw new ServiceError(ErrorCode.INTERNAL, 'scrape reply carried no document');
     const parts: Buffer[] = [];
     for (let index = 0; index < ref.chunks; index++) {
-      const chunk = await this.messaging.request(SCRAPE_RPC.documentChunk, { teamId, jobId: ref.jobId, index });
+      const chunk = await this.messaging.request(SCRAPE_RPC.documentChunk, {
+        teamId,
+        jobId: ref.jobId,
+        index,
+      });
       parts.push(Buffer.from(chunk.data, 'base64'));
     }
     return Document.parse(JSON.parse((await gunzipAsync(Buffer.concat(parts))).toString('utf8')));

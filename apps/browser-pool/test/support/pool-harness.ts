@@ -47,7 +47,7 @@ export async function startBrowserPool(env: Record<string, string> = {}): Promis
       NATS_URL: nats.url,
       DATABASE_URL: db.url,
       HEALTH_PORT: '0',
-      LOG_LEVEL: 'fatal',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'fatal',
       WDS_BROWSER_PROCESSES: '1',
       WDS_BROWSER_LAUNCH_STAGGER_MS: '0',
       SHUTDOWN_GRACE_MS: '5000',

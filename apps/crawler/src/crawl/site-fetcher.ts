@@ -18,7 +18,10 @@ export interface FetchedText {
 /** Reads robots.txt and sitemaps through the network policy (a port, so logic is testable). */
 export abstract class SiteFetcher {
   /** Undefined when the request failed (network, policy, too large). */
-  abstract getText(url: string, opts?: { userAgent?: string; timeoutMs?: number }): Promise<FetchedText | undefined>;
+  abstract getText(
+    url: string,
+    opts?: { userAgent?: string; timeoutMs?: number },
+  ): Promise<FetchedText | undefined>;
   abstract close(): Promise<void>;
 }
 
@@ -29,7 +32,10 @@ export class OutboundSiteFetcher extends SiteFetcher {
 
   constructor(allowlist: readonly string[]) {
     super();
-    this.http = new OutboundHttp({ policy: NetworkPolicy.fromEnvList(allowlist), userAgent: CRAWLER_USER_AGENT });
+    this.http = new OutboundHttp({
+      policy: NetworkPolicy.fromEnvList(allowlist),
+      userAgent: CRAWLER_USER_AGENT,
+    });
   }
 
   async getText(url: string, opts: { userAgent?: string; timeoutMs?: number } = {}) {

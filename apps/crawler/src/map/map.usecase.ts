@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { gzip } from 'node:zlib';
 import { promisify } from 'node:util';
-import { SCRAPE_RPC, ScrapeRequest, type MapLink, type MapRunReply, type MapRunRequest } from '@wds/contracts';
+import {
+  SCRAPE_RPC,
+  ScrapeRequest,
+  type MapLink,
+  type MapRunReply,
+  type MapRunRequest,
+} from '@wds/contracts';
 import type { Messaging } from '@wds/messaging';
 import { getDomain } from 'tldts';
 import { normalizeUrl, urlKey } from '../crawl/scope';
@@ -36,7 +42,9 @@ export class MapSiteUseCase {
       const host = u.hostname.replace(/^www\./, '');
       const inScope =
         host === bare ||
-        (r.includeSubdomains && domain !== null && getDomain(u.hostname, { allowPrivateDomains: true }) === domain);
+        (r.includeSubdomains &&
+          domain !== null &&
+          getDomain(u.hostname, { allowPrivateDomains: true }) === domain);
       if (!inScope) return;
       const key = urlKey(u, true);
       if (!found.has(key)) found.set(key, u.href);

@@ -67,7 +67,11 @@ describe('crawl scope, status, errors and cancel (real scraper and billing proce
   }, 60_000);
 
   it('keeps to child paths unless crawlEntireDomain, and stops exactly at limit', async () => {
-    const child = await stack.createCrawl(team, { url: `${site}/docs`, sitemap: 'skip', scrapeOptions: { maxAge: 0 } });
+    const child = await stack.createCrawl(team, {
+      url: `${site}/docs`,
+      sitemap: 'skip',
+      scrapeOptions: { maxAge: 0 },
+    });
     const childPaths = [...new Set(pathsOf((await stack.finish(team, child)).docs))];
     expect(childPaths).toEqual(['/docs', '/docs/a', '/docs/b']);
     const entire = await stack.createCrawl(team, {
@@ -76,7 +80,9 @@ describe('crawl scope, status, errors and cancel (real scraper and billing proce
       crawlEntireDomain: true,
       scrapeOptions: { maxAge: 0 },
     });
-    expect(pathsOf((await stack.finish(team, entire)).docs)).toEqual(expect.arrayContaining(['/blog', '/blog/first-post']));
+    expect(pathsOf((await stack.finish(team, entire)).docs)).toEqual(
+      expect.arrayContaining(['/blog', '/blog/first-post']),
+    );
     const limited = await crawl({ limit: 3 });
     expect(limited.docs).toHaveLength(3);
     expect(limited.status.total).toBe(3);
@@ -92,7 +98,9 @@ describe('crawl scope, status, errors and cancel (real scraper and billing proce
     expect(status).toMatchObject({ status: 'completed', total: 0, completed: 0 });
     expect(docs).toEqual([]);
     const { errors } = await stack.errors(team, id);
-    expect(errors).toEqual([expect.objectContaining({ url: `${site}/slow?ms=5000`, code: 'SCRAPE_TIMEOUT' })]);
+    expect(errors).toEqual([
+      expect.objectContaining({ url: `${site}/slow?ms=5000`, code: 'SCRAPE_TIMEOUT' }),
+    ]);
   }, 60_000);
 
   it('lists active crawls, cancels once (then 409), and guards other teams and unknown ids', async () => {
@@ -106,7 +114,9 @@ describe('crawl scope, status, errors and cancel (real scraper and billing proce
     expect(await stack.client.request(CRAWL_RPC.cancel, { teamId: team, jobId: id })).toEqual({
       status: 'cancelled',
     });
-    const err = await stack.client.request(CRAWL_RPC.cancel, { teamId: team, jobId: id }).catch((e: unknown) => e);
+    const err = await stack.client
+      .request(CRAWL_RPC.cancel, { teamId: team, jobId: id })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServiceError);
     expect((err as ServiceError).code).toBe('CONFLICT');
     expect((await stack.status(team, id)).status).toBe('cancelled');

@@ -139,14 +139,24 @@ export async function startCrawlStack(extraEnv: Record<string, string> = {}): Pr
     spawnService,
     startCrawler: async (more = {}) => {
       const running = await bootstrapService(
-        crawlerServiceOptions({ ...env, LOG_LEVEL: 'fatal', WDS_INSTANCE_ID: `crawler-${randomUUID()}`, ...more }),
+        crawlerServiceOptions({
+          ...env,
+          LOG_LEVEL: 'fatal',
+          WDS_INSTANCE_ID: `crawler-${randomUUID()}`,
+          ...more,
+        }),
       );
       crawlers.push(running);
       return running;
     },
     team: async (credits = 100_000) => {
       const teamId = `team-${randomUUID()}`;
-      await client.request(RPC.creditsGrant, { teamId, amount: credits, reason: 'test', idempotencyKey: teamId });
+      await client.request(RPC.creditsGrant, {
+        teamId,
+        amount: credits,
+        reason: 'test',
+        idempotencyKey: teamId,
+      });
       return teamId;
     },
     createCrawl: async (teamId, request, teamConcurrency = 20) => {
@@ -164,7 +174,8 @@ export async function startCrawlStack(extraEnv: Record<string, string> = {}): Pr
       const until = Date.now() + timeoutMs;
       let s = await status(teamId, id);
       while (s.status === 'scraping') {
-        if (Date.now() > until) throw new Error(`crawl still running: ${JSON.stringify({ ...s, items: [] })}`);
+        if (Date.now() > until)
+          throw new Error(`crawl still running: ${JSON.stringify({ ...s, items: [] })}`);
         await new Promise((r) => setTimeout(r, 100));
         s = await status(teamId, id);
       }

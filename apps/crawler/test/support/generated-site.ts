@@ -13,9 +13,15 @@ export interface GeneratedSite {
  * A site of `pages` pages /p/0 … /p/<n-1>: page i links to its children 2i+1 and 2i+2 (a binary
  * tree, so discovery fans out) and to the home page; `delayMs` slows every answer.
  */
-export async function startGeneratedSite(opts: { pages: number; delayMs?: number; bytes?: number }): Promise<GeneratedSite> {
+export async function startGeneratedSite(opts: {
+  pages: number;
+  delayMs?: number;
+  bytes?: number;
+}): Promise<GeneratedSite> {
   const hits = new Map<string, number>();
-  const filler = opts.bytes ? `<p>${'lorem ipsum dolor sit amet '.repeat(Math.ceil(opts.bytes / 27))}</p>` : '';
+  const filler = opts.bytes
+    ? `<p>${'lorem ipsum dolor sit amet '.repeat(Math.ceil(opts.bytes / 27))}</p>`
+    : '';
   const server = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     hits.set(path, (hits.get(path) ?? 0) + 1);

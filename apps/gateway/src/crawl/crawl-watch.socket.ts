@@ -22,7 +22,10 @@ const READ_BYTES = 2 * 1024 * 1024;
  */
 @Injectable()
 export class CrawlWatchSocket implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly wss = new WebSocketServer({ noServer: true, handleProtocols: (p) => p.values().next().value ?? false });
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    handleProtocols: (p) => p.values().next().value ?? false,
+  });
 
   constructor(
     private readonly adapter: HttpAdapterHost,
@@ -71,7 +74,12 @@ export class CrawlWatchSocket implements OnApplicationBootstrap, OnApplicationSh
     let skip = 0;
     let first = true;
     while (open) {
-      const page = await readStatusPage(this.messaging, CRAWL_RPC, { teamId, jobId, skip, byteBudget: READ_BYTES });
+      const page = await readStatusPage(this.messaging, CRAWL_RPC, {
+        teamId,
+        jobId,
+        skip,
+        byteBudget: READ_BYTES,
+      });
       const counts = {
         status: page.status,
         total: page.total,
@@ -87,7 +95,8 @@ export class CrawlWatchSocket implements OnApplicationBootstrap, OnApplicationSh
       skip = page.nextSkip;
       if (page.more) continue;
       if (page.status !== 'scraping') {
-        if (page.status === 'completed') send(ws, JSON.stringify({ type: 'done', data: { ...counts, data: [] } }));
+        if (page.status === 'completed')
+          send(ws, JSON.stringify({ type: 'done', data: { ...counts, data: [] } }));
         else if (page.status === 'failed') {
           const { errors } = await this.messaging.request(CRAWL_RPC.errors, { teamId, jobId });
           send(ws, JSON.stringify({ type: 'error', error: errors.at(-1)?.error ?? 'Crawl failed' }));

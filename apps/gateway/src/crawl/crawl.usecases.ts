@@ -68,7 +68,11 @@ export class CrawlUseCases {
       request,
       teamConcurrency: team.limits.maxConcurrency,
     });
-    return { success: true, id, url: `${publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, req)}/v2/crawl/${id}` };
+    return {
+      success: true,
+      id,
+      url: `${publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, req)}/v2/crawl/${id}`,
+    };
   }
 
   paramsPreview(body: unknown): never {
@@ -77,7 +81,12 @@ export class CrawlUseCases {
   }
 
   /** GET /v2/crawl/{id}: counts and up to 10 MB of documents; `next` while running or more remain. */
-  async status(req: FastifyRequest, team: AuthenticatedTeam, params: unknown, query: unknown): Promise<string> {
+  async status(
+    req: FastifyRequest,
+    team: AuthenticatedTeam,
+    params: unknown,
+    query: unknown,
+  ): Promise<string> {
     const { id } = validate(JobIdParams, params, 'path');
     const { skip, limit } = validate(CrawlStatusQuery, query, 'query');
     const read = () =>

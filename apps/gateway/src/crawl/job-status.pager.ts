@@ -6,7 +6,6 @@ import {
 } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 
-
 export interface StatusPage {
   status: JobStatusReply['status'];
   total: number;
@@ -53,7 +52,8 @@ export async function readStatusPage(
         full = true;
         break;
       }
-      const json = item.json ?? (await readChunks(messaging, rpcs, q.teamId, q.jobId, item.seq, item.chunks ?? 1));
+      const json =
+        item.json ?? (await readChunks(messaging, rpcs, q.teamId, q.jobId, item.seq, item.chunks ?? 1));
       documents.push(json);
       used += item.bytes;
       skip = item.seq;

@@ -27,14 +27,19 @@ export class MapController {
     @Body() body: unknown,
   ): Promise<MapResponse> {
     const request = validate(MapRequest, body, 'body');
-    return this.credits.charge({ req, teamId: team.teamId, endpoint: 'map', estimate: MAP_CREDITS }, async () => {
-      const reply = await this.messaging.request(
-        CRAWL_RPC.map,
-        { teamId: team.teamId, request },
-        { timeoutMs: (request.timeout ?? 60_000) + 15_000 },
-      );
-      const links = z.array(MapLink).parse(JSON.parse(gunzipSync(Buffer.from(reply.linksGz, 'base64')).toString()));
-      return { result: { success: true as const, links }, credits: MAP_CREDITS };
-    });
+    return this.credits.charge(
+      { req, teamId: team.teamId, endpoint: 'map', estimate: MAP_CREDITS },
+      async () => {
+        const reply = await this.messaging.request(
+          CRAWL_RPC.map,
+          { teamId: team.teamId, request },
+          { timeoutMs: (request.timeout ?? 60_000) + 15_000 },
+        );
+        const links = z
+          .array(MapLink)
+          .parse(JSON.parse(gunzipSync(Buffer.from(reply.linksGz, 'base64')).toString()));
+        return { result: { success: true as const, links }, credits: MAP_CREDITS };
+      },
+    );
   }
 }

@@ -28,6 +28,7 @@ export interface PlannedDelivery {
   url: string;
   destination: string;
   phase: number;
+  /** Producer order within the job (JobEvent.seq), 0 when absent; orders the delivery log. */
   seq: number;
   headers: Record<string, string>;
   /** Serialised once; every attempt sends (and signs) exactly these bytes. */

@@ -134,39 +134,43 @@ export class PgDeliveryStore extends DeliveryStore {
       // Claims are serialised across replicas (one short statement each), so the per-destination
       // cap counts every live lease exactly; SKIP LOCKED still keeps claims off rows being recorded.
       await q.query("SELECT pg_advisory_xact_lock(hashtext('wds.webhooks.claim'))");
+      // Each destination offers at most (cap - its live leases) of its oldest claimable rows, so a
+      // backlog for a dead receiver never crowds other destinations out of a claim.
       return q.query<ClaimRow>(
-        `WITH due AS (
-         SELECT d.webhook_id, d.destination, d.next_attempt_at, d.serial
-         FROM webhooks.deliveries d
-         WHERE d.status = 'pending' AND d.next_attempt_at <= now()
-           AND (d.leased_until IS NULL OR d.leased_until <= now())
-           AND NOT EXISTS (
-             SELECT 1 FROM webhooks.deliveries e
-             WHERE e.job_id = d.job_id AND e.status = 'pending' AND e.phase < d.phase)
-         ORDER BY d.next_attempt_at, d.phase, d.seq, d.serial
-         LIMIT $1 * 4
-       ), busy AS (
-         SELECT destination, count(*)::int AS n FROM webhooks.deliveries
-         WHERE status = 'pending' AND leased_until > now()
-         GROUP BY destination
-       ), ranked AS (
-         SELECT due.*, row_number() OVER (PARTITION BY due.destination ORDER BY due.next_attempt_at, due.serial) AS k
-         FROM due
-       ), picked AS (
-         SELECT r.webhook_id FROM ranked r LEFT JOIN busy b ON b.destination = r.destination
-         WHERE r.k + coalesce(b.n, 0) <= $2
-         ORDER BY r.next_attempt_at, r.serial
-         LIMIT $1
-       ), locked AS (
-         SELECT d.webhook_id FROM webhooks.deliveries d
-         WHERE d.webhook_id IN (SELECT webhook_id FROM picked)
-           AND d.status = 'pending' AND (d.leased_until IS NULL OR d.leased_until <= now())
-         FOR UPDATE SKIP LOCKED
-       )
-       UPDATE webhooks.deliveries d
-       SET leased_until = now() + $3::int * interval '1 millisecond', leased_by = $4
-       FROM locked WHERE d.webhook_id = locked.webhook_id
-       RETURNING d.webhook_id, d.team_id, d.job_id, d.type, d.url, d.headers, d.body, d.attempts`,
+        `WITH busy AS (
+           SELECT destination, count(*)::int AS n FROM webhooks.deliveries
+           WHERE status = 'pending' AND leased_until > now()
+           GROUP BY destination
+         ), dests AS (
+           SELECT DISTINCT destination FROM webhooks.deliveries
+           WHERE status = 'pending' AND next_attempt_at <= now()
+             AND (leased_until IS NULL OR leased_until <= now())
+         ), candidates AS (
+           SELECT c.webhook_id, c.next_attempt_at, c.serial
+           FROM dests
+           LEFT JOIN busy b ON b.destination = dests.destination
+           CROSS JOIN LATERAL (
+             SELECT d.webhook_id, d.next_attempt_at, d.serial FROM webhooks.deliveries d
+             WHERE d.destination = dests.destination AND d.status = 'pending' AND d.next_attempt_at <= now()
+               AND (d.leased_until IS NULL OR d.leased_until <= now())
+               AND NOT EXISTS (
+                 SELECT 1 FROM webhooks.deliveries e
+                 WHERE e.job_id = d.job_id AND e.status = 'pending' AND e.phase < d.phase)
+             ORDER BY d.next_attempt_at, d.serial
+             LIMIT greatest($2 - coalesce(b.n, 0), 0)
+           ) c
+         ), picked AS (
+           SELECT webhook_id FROM candidates ORDER BY next_attempt_at, serial LIMIT $1
+         ), locked AS (
+           SELECT d.webhook_id FROM webhooks.deliveries d
+           WHERE d.webhook_id IN (SELECT webhook_id FROM picked)
+             AND d.status = 'pending' AND (d.leased_until IS NULL OR d.leased_until <= now())
+           FOR UPDATE SKIP LOCKED
+         )
+         UPDATE webhooks.deliveries d
+         SET leased_until = now() + $3::int * interval '1 millisecond', leased_by = $4
+         FROM locked WHERE d.webhook_id = locked.webhook_id
+         RETURNING d.webhook_id, d.team_id, d.job_id, d.type, d.url, d.headers, d.body, d.attempts`,
         [opts.limit, opts.perDestination, opts.leaseMs, opts.instance],
       );
     });
@@ -210,7 +214,12 @@ export class PgDeliveryStore extends DeliveryStore {
              delivered_at = CASE WHEN $3 = 'delivered' THEN now() END,
              finished_at = CASE WHEN $3 <> 'pending' THEN now() END
          WHERE webhook_id = $1 AND leased_by = $2 AND status = 'pending'
-         RETURNING webhook_id, attempts
+         RETURNING webhook_id, attempts, job_id, phase, status, next_attempt_at
+       ), held AS (
+         -- Later phases of the job wait for this retry instead of being scanned by every claim.
+         UPDATE webhooks.deliveries h SET next_attempt_at = greatest(h.next_attempt_at, u.next_attempt_at)
+         FROM updated u
+         WHERE u.status = 'pending' AND h.job_id = u.job_id AND h.status = 'pending' AND h.phase > u.phase
        )
        INSERT INTO webhooks.delivery_attempts (webhook_id, attempt, started_at, status_code, error, duration_ms)
        SELECT webhook_id, attempts, $7, $4, $8, $9 FROM updated`,

@@ -93,7 +93,12 @@ export function defineJobRpcs<S extends ServiceKind>(service: S, noun: string): 
       JobStatusRequest,
       JobStatusReply,
     ),
-    documentChunk: defineRpc(subject('document-chunk'), service, JobDocumentChunkRequest, JobDocumentChunkReply),
+    documentChunk: defineRpc(
+      subject('document-chunk'),
+      service,
+      JobDocumentChunkRequest,
+      JobDocumentChunkReply,
+    ),
     cancel: defineRpc(subject('cancel'), service, JobRef, JobCancelReply),
     errors: defineRpc(subject('errors'), service, JobRef, JobErrorsResponse),
     active: defineRpc(subject('active'), service, JobActiveRequest, JobActiveReply),
