@@ -106,8 +106,9 @@ export const CONSUMERS = {
     maxDeliver: 3,
   },
   /**
-   * Webhook deliveries. Each back-off step doubles as the ack wait, so a delivery attempt must end
-   * (HTTP timeout) well within the first step.
+   * Job events into the webhooks service's outbox. The consumer only records each wanted event in
+   * PostgreSQL (delivery and its retry schedule run from there, see docs/webhooks.md); this back-off
+   * paces redelivery when that write fails. Each step doubles as the ack wait.
    */
   webhooks: {
     stream: STREAMS.WDS_EVENTS_V1.name,
