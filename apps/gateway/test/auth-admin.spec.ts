@@ -1,3 +1,4 @@
+import { CRAWL_RPC } from '@wds/contracts';
 import { BillingStandIn, call, startGateway, startStack, type TestGateway, type TestStack } from './harness';
 import { creationGrantKey } from '../src/bootstrap/ensure-bootstrap-team.usecase';
 import { BootstrapTeamInitializer } from '../src/bootstrap/bootstrap-team.initializer';
@@ -19,6 +20,8 @@ describe('gateway auth, bootstrap team and admin API', () => {
   beforeAll(async () => {
     stack = await startStack();
     billing = new BillingStandIn(stack.messaging);
+    // GET /v2/crawl/active is the authenticated route these tests probe; a crawler stand-in answers it.
+    stack.messaging.serve(CRAWL_RPC.active, async () => ({ jobs: [] }));
     const common = { WDS_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, WDS_BOOTSTRAP_CREDITS: '250' };
     // Started together: the bootstrap must still create exactly one team.
     [a, b] = await Promise.all([
@@ -65,7 +68,7 @@ describe('gateway auth, bootstrap team and admin API', () => {
         );
         expect(rows[0].n).toBe(1);
         expect(billing.grants.size).toBe(1);
-        expect((await call(c.url, 'GET', '/v2/crawl/active', { token: BOOTSTRAP_KEY })).status).toBe(501);
+        expect((await call(c.url, 'GET', '/v2/crawl/active', { token: BOOTSTRAP_KEY })).status).toBe(200);
       } finally {
         await c.stop();
       }
@@ -87,7 +90,7 @@ describe('gateway auth, bootstrap team and admin API', () => {
 
     it('lets the bootstrap key through to the route', async () => {
       const res = await call(a.url, 'GET', '/v2/crawl/active', { token: BOOTSTRAP_KEY });
-      expect(res.status).toBe(501);
+      expect(res.status).toBe(200);
     });
   });
 
@@ -113,7 +116,7 @@ describe('gateway auth, bootstrap team and admin API', () => {
       });
       expect(second.status).toBe(201);
       expect(second.body.apiKey).not.toBe(apiKey);
-      expect((await call(a.url, 'GET', '/v2/crawl/active', { token: second.body.apiKey })).status).toBe(501);
+      expect((await call(a.url, 'GET', '/v2/crawl/active', { token: second.body.apiKey })).status).toBe(200);
       // Right prefix, wrong secret.
       const forged =
         second.body.apiKey.slice(0, -4) + (second.body.apiKey.endsWith('AAAA') ? 'BBBB' : 'AAAA');
@@ -206,8 +209,8 @@ describe('gateway auth, bootstrap team and admin API', () => {
       json: { name: 'revoke-me' },
     });
     const key: string = body.apiKey;
-    expect((await call(a.url, 'GET', '/v2/crawl/active', { token: key })).status).toBe(501);
-    expect((await call(b.url, 'GET', '/v2/crawl/active', { token: key })).status).toBe(501);
+    expect((await call(a.url, 'GET', '/v2/crawl/active', { token: key })).status).toBe(200);
+    expect((await call(b.url, 'GET', '/v2/crawl/active', { token: key })).status).toBe(200);
 
     const revoked = await call(a.url, 'DELETE', `/admin/v1/api-keys/${lookupPrefix(key)}`, { token: ADMIN });
     expect(revoked).toMatchObject({ status: 200, body: { success: true } });

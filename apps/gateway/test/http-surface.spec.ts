@@ -1,4 +1,4 @@
-import { SERVICE_KINDS } from '@wds/contracts';
+import { CRAWL_RPC, SERVICE_KINDS } from '@wds/contracts';
 import { registerInstance } from '@wds/service-kit';
 import type { Service } from '@nats-io/services';
 import { ConcurrencyLimiter } from '../src/limits/concurrency-limiter';
@@ -17,6 +17,8 @@ describe('gateway HTTP surface', () => {
   beforeAll(async () => {
     stack = await startStack();
     new BillingStandIn(stack.messaging);
+    // GET /v2/crawl/active is the authenticated route these tests probe; a crawler stand-in answers it.
+    stack.messaging.serve(CRAWL_RPC.active, async () => ({ jobs: [] }));
     gw = await startGateway(stack, { WDS_ADMIN_TOKEN: ADMIN, WDS_BOOTSTRAP_API_KEY: KEY });
   });
 
@@ -66,12 +68,13 @@ describe('gateway HTTP surface', () => {
       });
       expect(invalid.body.error).toContain('timeout');
 
-      // /v2/map is still pending (501), so reaching it proves the labels passed validation.
-      const labelled = await call(gw.url, 'POST', '/v2/map', {
+      // params-preview validates its body, then answers 503 (no LLM): reaching that proves the labels passed.
+      const labelled = await call(gw.url, 'POST', '/v2/crawl/params-preview', {
         token: KEY,
-        json: { url: 'https://example.com', origin: 'js-sdk@4', integration: 'test' },
+        json: { url: 'https://example.com', prompt: 'docs', origin: 'js-sdk@4', integration: 'test' },
       });
-      expect(labelled.status).toBe(501);
+      expect(labelled.status).toBe(503);
+      expect(labelled.body.error).toMatch(/LLM/);
     });
 
     it('answers unknown routes with 404 in the envelope', async () => {
@@ -108,7 +111,7 @@ describe('gateway HTTP surface', () => {
   it('limits requests per minute with 429 and Retry-After', async () => {
     const { teamId, apiKey } = await newTeam({ requestsPerMinute: 3 });
     for (let i = 0; i < 3; i++)
-      expect((await call(gw.url, 'GET', '/v2/crawl/active', { token: apiKey })).status).toBe(501);
+      expect((await call(gw.url, 'GET', '/v2/crawl/active', { token: apiKey })).status).toBe(200);
     const limited = await call(gw.url, 'GET', '/v2/crawl/active', { token: apiKey });
     expect(limited).toMatchObject({ status: 429, body: { success: false, code: 'RATE_LIMITED' } });
     const retryAfter = Number(limited.headers.get('retry-after'));
@@ -120,7 +123,7 @@ describe('gateway HTTP surface', () => {
       token: ADMIN,
       json: { requestsPerMinute: 10 },
     });
-    expect((await call(gw.url, 'GET', '/v2/crawl/active', { token: apiKey })).status).toBe(501);
+    expect((await call(gw.url, 'GET', '/v2/crawl/active', { token: apiKey })).status).toBe(200);
   });
 
   it('limits requests in flight across replicas with 429 CONCURRENCY_LIMITED', async () => {
@@ -134,7 +137,7 @@ describe('gateway HTTP surface', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 
     await limiter.release(lease as string);
-    expect((await call(gw.url, 'GET', '/v2/crawl/active', { token: apiKey })).status).toBe(501);
+    expect((await call(gw.url, 'GET', '/v2/crawl/active', { token: apiKey })).status).toBe(200);
     // Finished requests gave their slot back.
     const { rows } = await gw.running.database.query(
       'SELECT count(*)::int AS n FROM gateway.concurrency_leases WHERE team_id = $1',
@@ -149,7 +152,7 @@ describe('gateway HTTP surface', () => {
       "INSERT INTO gateway.concurrency_leases (id, team_id, expires_at) VALUES (gen_random_uuid(), $1, now() - interval '1 second')",
       [teamId],
     );
-    expect((await call(gw.url, 'GET', '/v2/crawl/active', { token: apiKey })).status).toBe(501);
+    expect((await call(gw.url, 'GET', '/v2/crawl/active', { token: apiKey })).status).toBe(200);
   });
 
   it('echoes a safe X-Request-Id and generates one otherwise', async () => {
