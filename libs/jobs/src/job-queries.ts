@@ -16,15 +16,19 @@ import type { JobRow } from './job.types';
 export interface JobQueriesOptions {
   kind: string;
   rpcs: JobRpcSet;
-  /** `total`/`completed` of the status answer; default: completed = pages scraped, total = completed + still to do. */
+  /** `total`/`completed` of the status answer; default: total = pages attempted or queued, completed = pages scraped. */
   counts?: (job: JobRow) => { total: number; completed: number };
   /** `options` of an active-job item (never include secrets such as webhook headers). */
   activeOptions?: (job: JobRow) => Record<string, unknown>;
 }
 
-/** Default counts: failed pages are reported by the errors endpoint, so `completed` reaches `total`. */
+/**
+ * Default counts, as api-v2.md words them: `total` = pages attempted (every page taken into the job,
+ * failed ones included), `completed` = pages scraped successfully. A finished job with failed pages
+ * therefore ends with completed < total; the failures are listed by the errors endpoint.
+ */
 export function defaultCounts(job: JobRow): { total: number; completed: number } {
-  return { total: Math.max(job.discovered - job.failed, job.succeeded), completed: job.succeeded };
+  return { total: Math.max(job.discovered, job.succeeded + job.failed), completed: job.succeeded };
 }
 
 /**

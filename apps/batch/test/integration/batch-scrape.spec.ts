@@ -155,7 +155,8 @@ describe('batch scrape through the gateway (real gateway, billing, scraper and b
     const res = await create({ urls: [dns, blocked, page('/article')] });
     expect(res.status).toBe(200);
     const ended = await stack.waitEnded(team.apiKey, res.body.id);
-    expect(ended).toMatchObject({ status: 'completed', completed: 1, total: 1, creditsUsed: 1 });
+    // total = pages attempted (failures included), completed = pages scraped (api-v2.md, batch status)
+    expect(ended).toMatchObject({ status: 'completed', completed: 1, total: 3, creditsUsed: 1 });
     const errors = await stack.call('GET', `/v2/batch/scrape/${res.body.id}/errors`, { key: team.apiKey });
     expect(errors.status).toBe(200);
     expect(errors.body.robotsBlocked).toEqual([]);

@@ -88,14 +88,14 @@ describe('crawl scope, status, errors and cancel (real scraper and billing proce
     expect(limited.status.total).toBe(3);
   }, 60_000);
 
-  it('records failed pages in errors; completed still reaches total', async () => {
+  it('records failed pages in errors and counts them in total (pages attempted), not in completed', async () => {
     const id = await stack.createCrawl(team, {
       url: `${site}/slow?ms=5000`,
       sitemap: 'skip',
       scrapeOptions: { timeout: 1000, maxAge: 0 },
     });
     const { status, docs } = await stack.finish(team, id);
-    expect(status).toMatchObject({ status: 'completed', total: 0, completed: 0 });
+    expect(status).toMatchObject({ status: 'completed', total: 1, completed: 0 });
     expect(docs).toEqual([]);
     const { errors } = await stack.errors(team, id);
     expect(errors).toEqual([
