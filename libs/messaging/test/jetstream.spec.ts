@@ -6,8 +6,11 @@ import {
   type StreamDef,
 } from '@wds/contracts';
 import { createLogger } from '@wds/observability';
-import { testNatsUrl } from '@wds/testing';
+import { startNats, type RunningServer } from '@wds/local-infra';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { z } from 'zod';
 import { Messaging } from '../src';
 
@@ -53,9 +56,15 @@ async function waitFor<T>(fn: () => T | undefined | Promise<T | undefined>, time
 
 describe('Messaging on JetStream (real NATS)', () => {
   let m: Messaging;
+  let nats: RunningServer;
+  let dir: string;
 
   beforeAll(async () => {
-    m = await Messaging.connect({ servers: testNatsUrl(), name: 'js-test', logger });
+    // A private server: the dead-letter subjects here live under `wds.dlq.v1.>`, which the real
+    // WDS_DLQ_V1 stream of other suites on the shared server would overlap.
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-messaging-js-'));
+    nats = await startNats({ dataDir: dir });
+    m = await Messaging.connect({ servers: nats.url, name: 'js-test', logger });
     await m.ensureStreams([WORK, DLQ]);
   });
 
@@ -63,6 +72,8 @@ describe('Messaging on JetStream (real NATS)', () => {
     await m.jsm.streams.delete(WORK.name).catch(() => undefined);
     await m.jsm.streams.delete(DLQ.name).catch(() => undefined);
     await m.drain();
+    await nats.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   async function deadLetters(subject: string): Promise<DeadLetter[]> {

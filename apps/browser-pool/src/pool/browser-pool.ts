@@ -50,9 +50,13 @@ interface Entry {
   closing: boolean;
   lastMemoryCheck: number;
   spare?: Promise<unknown>;
+  /** Rejects when the browser disconnects, so jobs stop waiting on calls that will never answer. */
+  lost: Promise<never>;
 }
 
 const LAUNCH_RETRY_MS = [500, 2000, 5000];
+/** Time past a job's deadline before the pool gives up on it (its own timeouts should end it first). */
+const JOB_OVERRUN_MS = 3000;
 
 /**
  * A replica's browsers: a fixed number of Chromium processes shared by at most `capacity` concurrent
@@ -151,17 +155,40 @@ export class BrowserPool<C> {
     const entry = await this.acquire(spec.deadline);
     entry.active++;
     let context: C | undefined;
-    try {
+    let closed = false;
+    const close = () => {
+      if (context === undefined || closed) return;
+      closed = true;
+      this.track(this.factory.close(context));
+    };
+    const work = (async () => {
       context = await this.takeContext(entry, spec);
-      return await job(context);
+      return job(context);
+    })();
+    // Whichever way the race below ends, the context is closed once the work itself has settled.
+    void work.then(close, close);
+    // Calls into a browser that died (or hangs) may never settle: the job ends with the browser or
+    // shortly after its deadline regardless, and closing its context makes the pending calls fail.
+    let watchdog: NodeJS.Timeout | undefined;
+    const overrun = new Promise<never>((_, reject) => {
+      watchdog = setTimeout(
+        () => {
+          close();
+          reject(new ServiceError('SCRAPE_TIMEOUT', 'The browser did not finish the page in time'));
+        },
+        Math.max(0, spec.deadline - this.now()) + JOB_OVERRUN_MS,
+      );
+    });
+    try {
+      return await Promise.race([work, entry.lost, overrun]);
     } catch (err) {
       if (!entry.browser.isConnected()) throw new LostBrowserError(err);
       throw err;
     } finally {
+      clearTimeout(watchdog);
       entry.active--;
       entry.jobs++;
       this.counters.jobs++;
-      if (context !== undefined) this.track(this.factory.close(context));
       this.track(this.afterJob(entry));
     }
   }
@@ -232,9 +259,14 @@ export class BrowserPool<C> {
     try {
       const { browser, pid } = await this.launcher.launch();
       this.counters.launches++;
+      const lost = new Promise<never>((_, reject) =>
+        browser.on('disconnected', () => reject(new Error('The browser disconnected'))),
+      );
+      lost.catch(() => undefined);
       const entry: Entry = {
         id: this.nextId++,
         browser,
+        lost,
         pid,
         jobs: 0,
         active: 0,
