@@ -175,7 +175,15 @@ function ensureNodeModules() {
       ? 'installing npm dependencies'
       : 'node_modules is out of date with package-lock.json',
   );
-  const res = run(npm, [...args, '--no-audit', '--no-fund']);
+  let res = run(npm, [...args, '--no-audit', '--no-fund']);
+  if (!res.ok && args[0] === 'ci') {
+    // `npm ci` refuses a lock that lacks entries for some platforms' optional binaries, which
+    // happens when the registry in use does not serve every platform build (e.g. a mirror where
+    // @swc/core-darwin-arm64 lags behind @swc/core). `npm install` still honours the lock's
+    // versions for everything it records.
+    log.warn(`npm ci failed (${res.why}); retrying with npm install`);
+    res = run(npm, ['install', '--no-audit', '--no-fund']);
+  }
   if (!res.ok) throw new Error(`npm ${args[0]} failed (${res.why})`);
 }
 
