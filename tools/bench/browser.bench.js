@@ -90,7 +90,7 @@ async function build(browsers, capacity, allow) {
     new JobContextFactory(policy, blocker),
     processes,
     logger,
-    { key: spare.key, options: spare.options },
+    process.env.BENCH_SPARE === '0' ? undefined : { key: spare.key, options: spare.options },
   );
   await pool.start();
   // Let every browser of the pool finish launching before measuring.
@@ -127,7 +127,10 @@ async function main() {
   const port = site.address().port;
   const url = `http://127.0.0.1:${port}/article`;
   out(`# browser bench: ${os.cpus().length} cores, ${os.cpus()[0].model}, Node ${process.version}`);
-  out(`page: ${Buffer.byteLength(pageHtml())} bytes + css/js/png; runs=${RUNS} warmup=${WARMUP}`);
+  out(
+    `page: ${Buffer.byteLength(pageHtml())} bytes + css/js/png; runs=${RUNS} warmup=${WARMUP}; ` +
+      `spare context ${process.env.BENCH_SPARE === '0' ? 'off' : 'on'}; load average ${os.loadavg()[0].toFixed(1)}`,
+  );
 
   // 1. Latency with a warm pool (one browser, sequential).
   let env = await build(1, CONCURRENCY, `127.0.0.1:${port}`);
@@ -187,6 +190,7 @@ async function main() {
   await env.pool.drain(5000);
   await env.proxy.close();
   site.close();
+  out(`load average at the end: ${os.loadavg()[0].toFixed(1)}`);
 }
 
 main().catch((err) => {

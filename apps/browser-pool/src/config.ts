@@ -10,6 +10,8 @@ export const browserPoolEnvShape = {
   WDS_BROWSER_RECYCLE_JOBS: envInt({ min: 1 }).default(200),
   WDS_BROWSER_RECYCLE_MB: envInt({ min: 64 }).default(1500),
   WDS_BROWSER_LAUNCH_STAGGER_MS: envInt({ min: 0, max: 60_000 }).default(500),
+  /** Create each browser's next default-emulation context ahead of time, off the request path. */
+  WDS_BROWSER_SPARE_CONTEXT: envBool().default(true),
   /** Network-idle wait after load: quiet period and cap. */
   WDS_BROWSER_IDLE_MS: envInt({ min: 0, max: 10_000 }).default(100),
   WDS_BROWSER_IDLE_CAP_MS: envInt({ min: 0, max: 60_000 }).default(2_000),

@@ -30,7 +30,13 @@ export class Database implements Queryable {
       connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
     });
     // An idle client losing its server must not crash the process; the next query reconnects.
-    this.pool.on('error', (err) => opts.logger?.warn({ err }, 'idle PostgreSQL client failed'));
+    // Only message and code are logged: pg attaches the client (connection parameters) to the error.
+    this.pool.on('error', (err) =>
+      opts.logger?.warn(
+        { error: err.message, code: (err as { code?: string }).code },
+        'idle PostgreSQL client failed',
+      ),
+    );
   }
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -84,3 +84,25 @@ describe('observability', () => {
     ]);
   });
 });
+
+describe('error serialisation', () => {
+  it('drops live objects libraries attach to errors (pg client, sockets)', () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
+    const log = createLogger({ service: 't', destination });
+    const err = Object.assign(new Error('terminating connection'), {
+      code: '57P01',
+      client: { connectionParameters: { user: 'wds', password: 'hunter2' } },
+    });
+    log.warn({ err }, 'idle client failed');
+    const line = JSON.parse(lines[0]);
+    expect(line.err).toMatchObject({ message: 'terminating connection', code: '57P01' });
+    expect(line.err.client).toBeUndefined();
+    expect(lines[0]).not.toContain('hunter2');
+  });
+});

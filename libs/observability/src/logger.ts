@@ -40,6 +40,19 @@ export const REDACT_PATHS = [
   '*.DATABASE_URL',
 ];
 
+/**
+ * Properties some libraries hang on their errors that carry live objects with connection details
+ * (pg attaches the client and its connection parameters; undici/http attach sockets and requests).
+ * They are dropped from logged errors rather than trusted to redaction paths.
+ */
+const ERROR_NOISE = ['client', 'connection', 'socket', 'request', 'response', 'config', 'agent'];
+
+function serializeError(err: unknown): unknown {
+  const out = pino.stdSerializers.err(err as Error) as unknown as Record<string, unknown>;
+  if (out && typeof out === 'object') for (const key of ERROR_NOISE) delete out[key];
+  return out;
+}
+
 /** pino JSON logger with service/instance on every line and the active trace ids mixed in. */
 export function createLogger(opts: LoggerOptions): Logger {
   const options: pino.LoggerOptions = {
@@ -47,6 +60,7 @@ export function createLogger(opts: LoggerOptions): Logger {
     base: { service: opts.service, instanceId: opts.instanceId },
     mixin: () => activeTraceIds() ?? {},
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    serializers: { err: serializeError, error: serializeError },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
   };

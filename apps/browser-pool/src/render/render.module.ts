@@ -71,7 +71,7 @@ const DEFAULT_SPEC = contextSpecFor({
           new JobContextFactory(policy, blocker),
           processes,
           logger.child({ component: 'browser-pool' }),
-          { key: DEFAULT_SPEC.key!, options: DEFAULT_SPEC.options },
+          c.WDS_BROWSER_SPARE_CONTEXT ? { key: DEFAULT_SPEC.key!, options: DEFAULT_SPEC.options } : undefined,
         );
       },
     },

@@ -1,6 +1,6 @@
 import { ServiceError } from '@wds/contracts';
 import type { NetworkPolicy } from '@wds/outbound';
-import type { BrowserContext, Request, Route, WebSocketRoute } from 'playwright-core';
+import type { BrowserContext, Request, Route } from 'playwright-core';
 
 /** Decides whether a request is an ad or a tracker (see AdBlocker). */
 export interface RequestBlocker {
@@ -15,8 +15,8 @@ export interface GuardJob {
 }
 
 /**
- * The network policy and ad blocking for every request a page makes: documents (each redirect hop is
- * a new request), subresources, frames, workers and websockets. A context is bound to one job at a time
+ * The first check of the network policy and ad blocking for every request a page makes: documents,
+ * subresources, frames, fetches (redirect hops and websockets are enforced by the policy proxy). A context is bound to one job at a time
  * (pre-created contexts get their job later), and refuses everything while unbound.
  */
 export class RequestGuard {
@@ -34,7 +34,8 @@ export class RequestGuard {
   ): Promise<RequestGuard> {
     const guard = new RequestGuard(policy, blocker);
     await context.route('**/*', (route) => guard.onRequest(route));
-    await context.routeWebSocket(/.*/, (ws) => guard.onWebSocket(ws));
+    // Websockets are not intercepted here: their CONNECT tunnels go through the policy proxy, which
+    // refuses private destinations (routeWebSocket would inject a script into every page for the same).
     return guard;
   }
 
@@ -68,20 +69,6 @@ export class RequestGuard {
       return route.abort(dns ? 'namenotresolved' : 'blockedbyclient');
     }
     return route.continue();
-  }
-
-  private async onWebSocket(ws: WebSocketRoute): Promise<void> {
-    const job = this.job;
-    try {
-      if (!job) throw new ServiceError('DESTINATION_BLOCKED', 'no job');
-      // The policy speaks http(s); a websocket is judged by the same host and port.
-      await this.policy.checkUrl(ws.url().replace(/^ws/i, 'http'));
-    } catch {
-      if (job) job.blocked.policy++;
-      await ws.close({ code: 1008, reason: 'Destination refused by the network policy' });
-      return;
-    }
-    ws.connectToServer();
   }
 }
 
