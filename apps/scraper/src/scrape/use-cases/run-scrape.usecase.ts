@@ -80,7 +80,13 @@ export class RunScrapeUseCase {
             });
       }
       const credits = o.lockdown ? CREDITS.lockdownHit : entry.contentCredits;
-      return this.fromCache(cmd, zdr, (entry.document ?? (await decodeDocument(entry.documentGz))), entry.fetchedAt, credits);
+      return this.fromCache(
+        cmd,
+        zdr,
+        entry.document ?? (await decodeDocument(entry.documentGz)),
+        entry.fetchedAt,
+        credits,
+      );
     }
 
     // Zero data retention never touches the index; caller headers may change the page, so no shared copy.
@@ -91,7 +97,7 @@ export class RunScrapeUseCase {
         return this.fromCache(
           cmd,
           zdr,
-          (entry.document ?? (await decodeDocument(entry.documentGz))),
+          entry.document ?? (await decodeDocument(entry.documentGz)),
           entry.fetchedAt,
           entry.contentCredits,
         );
