@@ -114,6 +114,8 @@ async function main() {
     HEALTH_PORT: '0',
     WDS_MIGRATE_ON_START: 'true',
     WDS_PRIVATE_NETWORK_ALLOWLIST: process.env.WDS_PRIVATE_NETWORK_ALLOWLIST || '',
+    // Absolute URLs in answers (status `next`, screenshot artifacts) point at this gateway.
+    WDS_PUBLIC_BASE_URL: process.env.WDS_PUBLIC_BASE_URL || `http://127.0.0.1:${port}`,
   };
   delete baseEnv.WDS_STACK_INNER;
   const gatewayEnv = { PORT: String(port), WDS_BOOTSTRAP_API_KEY: key.key };

@@ -28,7 +28,13 @@ main().then(
 async function main() {
   const extra = process.argv.slice(2);
   // The jest global setup starts NATS and PostgreSQL from the local binaries unless given URLs.
-  prepare({ nats: !process.env.TEST_NATS_URL, postgres: !process.env.TEST_DATABASE_URL, chromium: true });
+  prepare({
+    nats: !process.env.TEST_NATS_URL,
+    postgres: !process.env.TEST_DATABASE_URL,
+    chromium: true,
+    // The browser suites drive a real Chromium: a test run without it must fail here, clearly.
+    chromiumRequired: true,
+  });
 
   const runId = crypto.randomBytes(8).toString('hex');
   const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-jest-'));

@@ -99,11 +99,12 @@ function withServiceStartsDisabled(fn) {
  * wanted for browser work, but a start without it is still useful: its failure only warns.
  * Throws with an actionable message when something required is missing and cannot be installed.
  */
-function provisionSystem({ nats, postgres, chromium }) {
+function provisionSystem({ nats, postgres, chromium, chromiumRequired = false }) {
   const wanted = [];
   if (nats && !findNats()) wanted.push({ pkg: 'nats-server', required: true, present: findNats });
   if (postgres && !findPostgres()) wanted.push({ pkg: 'postgresql', required: true, present: findPostgres });
-  if (chromium && !findChromium()) wanted.push({ pkg: 'chromium', required: false, present: findChromium });
+  if (chromium && !findChromium())
+    wanted.push({ pkg: 'chromium', required: chromiumRequired, present: findChromium });
   if (wanted.length === 0) return;
 
   const names = wanted.map((w) => w.pkg).join(' ');
