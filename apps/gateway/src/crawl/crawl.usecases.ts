@@ -23,9 +23,9 @@ import { validate } from '../http/validate';
 import { readStatusPage, statusBody } from './job-status.pager';
 import { publicBaseUrl } from './public-url';
 
-/** Why prompt-based options are refused: they need an LLM this deployment does not have. */
+/** Why prompt-based options are refused: they need the LLM features, which are not built yet. */
 export const LLM_UNAVAILABLE =
-  'Generating crawl options from a prompt needs an LLM, which this deployment does not provide (WDS_LLM_BASE_URL, WDS_LLM_API_KEY, WDS_LLM_MODEL are unset); set the crawl options explicitly';
+  'Generating crawl options from a prompt needs the LLM features, which are not built in this version; set the crawl options explicitly';
 
 export const CrawlStatusQuery = z.object({
   skip: z.coerce.number().int().min(0).optional(),
