@@ -6,7 +6,9 @@ import path from 'node:path';
 import {
   CRAWL_RPC,
   CrawlRequest,
+  ErrorCode,
   RPC,
+  ServiceError,
   type CrawlRequestInput,
   type JobErrorsResponse,
   type JobStatusReply,
@@ -172,12 +174,26 @@ export async function startCrawlStack(extraEnv: Record<string, string> = {}): Pr
     errors: (teamId, id) => client.request(CRAWL_RPC.errors, { teamId, jobId: id }),
     finish: async (teamId, id, timeoutMs = 30_000) => {
       const until = Date.now() + timeoutMs;
-      let s = await status(teamId, id);
+      // A status read may find no crawler answering for a moment (one was just killed, or the
+      // survivor is saturated on a loaded machine): that is "try again", as the gateway's 503 is
+      // for a client. A crawl that never finishes still fails on the deadline below.
+      const poll = async () => {
+        for (;;) {
+          try {
+            return await status(teamId, id);
+          } catch (err) {
+            const unavailable = err instanceof ServiceError && err.code === ErrorCode.SERVICE_UNAVAILABLE;
+            if (!unavailable || Date.now() > until) throw err;
+            await new Promise((r) => setTimeout(r, 200));
+          }
+        }
+      };
+      let s = await poll();
       while (s.status === 'scraping') {
         if (Date.now() > until)
           throw new Error(`crawl still running: ${JSON.stringify({ ...s, items: [] })}`);
         await new Promise((r) => setTimeout(r, 100));
-        s = await status(teamId, id);
+        s = await poll();
       }
       const docs: any[] = [];
       let skip = 0;
