@@ -13,21 +13,13 @@ import {
 import { Messaging } from '@wds/messaging';
 import { APP_CONFIG } from '@wds/service-kit';
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import type { AuthenticatedTeam } from '../auth/authenticated-team';
 import type { GatewayConfig } from '../config';
-import { readStatusPage, statusBody } from '../crawl/job-status.pager';
+import { jobStatusResponse } from '../crawl/job-status.pager';
 import { publicBaseUrl } from '../crawl/public-url';
 import { CreditsService } from '../credits/credits.service';
 import { validate } from '../http/validate';
 
-export const BatchStatusQuery = z.object({
-  skip: z.coerce.number().int().min(0).optional(),
-  limit: z.coerce.number().int().min(1).max(100_000).optional(),
-});
-
-/** A status page of a running batch that would be empty waits this long once for new documents. */
-const EMPTY_PAGE_WAIT_MS = 500;
 /** Inserting 10,000 pages and publishing the first tasks takes a while on a loaded database. */
 const CREATE_TIMEOUT_MS = 60_000;
 
@@ -98,23 +90,12 @@ export class BatchUseCases {
     query: unknown,
   ): Promise<string> {
     const { id } = validate(JobIdParams, params, 'path');
-    const { skip, limit } = validate(BatchStatusQuery, query, 'query');
-    const read = () =>
-      readStatusPage(this.messaging, BATCH_RPC, { teamId: team.teamId, jobId: id, skip: skip ?? 0, limit });
-    let page = await read();
-    // A client following `next` of a running batch would otherwise spin on empty pages.
-    if (skip !== undefined && page.documents.length === 0 && page.status === 'scraping') {
-      await new Promise((resolve) => setTimeout(resolve, EMPTY_PAGE_WAIT_MS));
-      page = await read();
-    }
-    let next: string | null = null;
-    if (page.status === 'scraping' || page.more) {
-      const url = this.statusUrl(req, id);
-      url.searchParams.set('skip', String(page.nextSkip));
-      if (limit !== undefined) url.searchParams.set('limit', String(limit));
-      next = url.href;
-    }
-    return statusBody(page, next);
+    return jobStatusResponse(this.messaging, BATCH_RPC, {
+      teamId: team.teamId,
+      jobId: id,
+      query,
+      statusUrl: this.statusUrl(req, id),
+    });
   }
 
   async cancel(team: AuthenticatedTeam, params: unknown): Promise<CancelJobResponse> {

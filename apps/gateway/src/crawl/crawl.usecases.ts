@@ -15,25 +15,16 @@ import {
 import { Messaging } from '@wds/messaging';
 import { APP_CONFIG } from '@wds/service-kit';
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import type { AuthenticatedTeam } from '../auth/authenticated-team';
 import type { GatewayConfig } from '../config';
 import { CreditsService } from '../credits/credits.service';
 import { validate } from '../http/validate';
-import { readStatusPage, statusBody } from './job-status.pager';
+import { jobStatusResponse } from './job-status.pager';
 import { publicBaseUrl } from './public-url';
 
 /** Why prompt-based options are refused: they need the LLM features, which are not built yet. */
 export const LLM_UNAVAILABLE =
   'Generating crawl options from a prompt needs the LLM features, which are not built in this version; set the crawl options explicitly';
-
-export const CrawlStatusQuery = z.object({
-  skip: z.coerce.number().int().min(0).optional(),
-  limit: z.coerce.number().int().min(1).max(100_000).optional(),
-});
-
-/** A status page of a running crawl that would be empty waits this long once for new documents. */
-const EMPTY_PAGE_WAIT_MS = 500;
 
 /** The crawl endpoints: validation and authorisation here, the work in the crawler service. */
 @Injectable()
@@ -88,23 +79,12 @@ export class CrawlUseCases {
     query: unknown,
   ): Promise<string> {
     const { id } = validate(JobIdParams, params, 'path');
-    const { skip, limit } = validate(CrawlStatusQuery, query, 'query');
-    const read = () =>
-      readStatusPage(this.messaging, CRAWL_RPC, { teamId: team.teamId, jobId: id, skip: skip ?? 0, limit });
-    let page = await read();
-    // A client following `next` of a running crawl would otherwise spin on empty pages.
-    if (skip !== undefined && page.documents.length === 0 && page.status === 'scraping') {
-      await new Promise((resolve) => setTimeout(resolve, EMPTY_PAGE_WAIT_MS));
-      page = await read();
-    }
-    let next: string | null = null;
-    if (page.status === 'scraping' || page.more) {
-      const url = new URL(`${publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, req)}/v2/crawl/${id}`);
-      url.searchParams.set('skip', String(page.nextSkip));
-      if (limit !== undefined) url.searchParams.set('limit', String(limit));
-      next = url.href;
-    }
-    return statusBody(page, next);
+    return jobStatusResponse(this.messaging, CRAWL_RPC, {
+      teamId: team.teamId,
+      jobId: id,
+      query,
+      statusUrl: new URL(`${publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, req)}/v2/crawl/${id}`),
+    });
   }
 
   async cancel(team: AuthenticatedTeam, params: unknown): Promise<CancelJobResponse> {

@@ -5,6 +5,8 @@ import {
   type JobStatusReply,
 } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
+import { z } from 'zod';
+import { validate } from '../http/validate';
 
 export interface StatusPage {
   status: JobStatusReply['status'];
@@ -101,4 +103,41 @@ export function statusBody(page: StatusPage, next: string | null): string {
     next,
   });
   return `${head.slice(0, -1)},"data":[${page.documents.join(',')}]}`;
+}
+
+/** `skip`/`limit` of a job status request (`GET /v2/crawl/{id}`, `GET /v2/batch/scrape/{id}`). */
+export const JobStatusQuery = z.object({
+  skip: z.coerce.number().int().min(0).optional(),
+  limit: z.coerce.number().int().min(1).max(100_000).optional(),
+});
+
+/** A status page of a running job that would be empty waits this long once for new documents. */
+const EMPTY_PAGE_WAIT_MS = 500;
+
+/**
+ * The whole status answer of a page job: counts and up to 10 MB of documents, with `next` (the
+ * job's status URL with the following `skip`) while the job runs or more documents remain.
+ */
+export async function jobStatusResponse(
+  messaging: Messaging,
+  rpcs: JobRpcSet,
+  q: { teamId: string; jobId: string; query: unknown; statusUrl: URL },
+): Promise<string> {
+  const { skip, limit } = validate(JobStatusQuery, q.query, 'query');
+  const read = () =>
+    readStatusPage(messaging, rpcs, { teamId: q.teamId, jobId: q.jobId, skip: skip ?? 0, limit });
+  let page = await read();
+  // A client following `next` of a running job would otherwise spin on empty pages.
+  if (skip !== undefined && page.documents.length === 0 && page.status === 'scraping') {
+    await new Promise((resolve) => setTimeout(resolve, EMPTY_PAGE_WAIT_MS));
+    page = await read();
+  }
+  let next: string | null = null;
+  if (page.status === 'scraping' || page.more) {
+    const url = new URL(q.statusUrl);
+    url.searchParams.set('skip', String(page.nextSkip));
+    if (limit !== undefined) url.searchParams.set('limit', String(limit));
+    next = url.href;
+  }
+  return statusBody(page, next);
 }
