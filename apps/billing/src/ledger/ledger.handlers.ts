@@ -6,6 +6,7 @@ import { GrantCredits } from './grant-credits.usecase';
 import { ReleaseCredits } from './release-credits.usecase';
 import { ReserveCredits } from './reserve-credits.usecase';
 import { SettleCredits } from './settle-credits.usecase';
+import { ReportCreditUsage, TakeCreditBlock } from './credit-blocks.usecases';
 
 /** A hold lives this long without settle/release before the sweeper gives the credits back. */
 export const RESERVATION_TTL_MS = 30 * 60_000;
@@ -20,6 +21,8 @@ export class LedgerHandlers implements OnModuleInit {
     private readonly release: ReleaseCredits,
     private readonly grant: GrantCredits,
     private readonly getBalance: GetBalance,
+    private readonly takeBlock: TakeCreditBlock,
+    private readonly reportUsage: ReportCreditUsage,
   ) {}
 
   onModuleInit(): void {
@@ -48,6 +51,8 @@ export class LedgerHandlers implements OnModuleInit {
       const { balance } = await this.grant.execute(req);
       return { balance };
     });
+    this.messaging.serve(RPC.creditsBlockTake, (req) => this.takeBlock.execute(req));
+    this.messaging.serve(RPC.creditsUsageReport, (req) => this.reportUsage.execute(req));
     this.messaging.serve(RPC.creditsBalance, async (req) => ({
       balance: await this.getBalance.execute(req.teamId),
     }));

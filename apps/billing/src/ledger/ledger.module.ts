@@ -6,6 +6,7 @@ import { ReleaseCredits } from './release-credits.usecase';
 import { ReservationSweeper } from './reservation-sweeper';
 import { ReserveCredits } from './reserve-credits.usecase';
 import { SettleCredits } from './settle-credits.usecase';
+import { ReportCreditUsage, TakeCreditBlock } from './credit-blocks.usecases';
 
 /** The credits ledger (schema billing): reservations, settlement, grants and balances over NATS RPC. */
 @Module({
@@ -17,6 +18,8 @@ import { SettleCredits } from './settle-credits.usecase';
     GetBalance,
     LedgerHandlers,
     ReservationSweeper,
+    TakeCreditBlock,
+    ReportCreditUsage,
   ],
   exports: [ReserveCredits, SettleCredits, ReleaseCredits, GrantCredits, GetBalance, ReservationSweeper],
 })

@@ -1,9 +1,9 @@
 import type { Queryable } from '@wds/database';
-import type { Reservation, ReservationStatus } from './ledger.types';
+import type { Reservation, ReservationKind, ReservationStatus } from './ledger.types';
 
 type SqlRunner = Queryable;
 
-interface ReservationRow {
+export interface ReservationRow {
   id: string;
   team_id: string;
   request_key: string;
@@ -13,12 +13,13 @@ interface ReservationRow {
   status: ReservationStatus;
   attempt: number;
   expires_at: Date;
+  kind: ReservationKind;
 }
 
-const RESERVATION_COLUMNS =
-  'id, team_id, request_key, amount, charged, shortfall, status, attempt, expires_at';
+export const RESERVATION_COLUMNS =
+  'id, team_id, request_key, amount, charged, shortfall, status, attempt, expires_at, kind';
 
-function toReservation(r: ReservationRow): Reservation {
+export function toReservation(r: ReservationRow): Reservation {
   return {
     id: r.id,
     teamId: r.team_id,
@@ -29,6 +30,7 @@ function toReservation(r: ReservationRow): Reservation {
     status: r.status,
     attempt: r.attempt,
     expiresAt: r.expires_at,
+    kind: r.kind,
   };
 }
 

@@ -1,6 +1,8 @@
 import { ErrorCode, ServiceError } from '@wds/contracts';
 
 export type ReservationStatus = 'reserved' | 'settled' | 'released';
+/** `request`: one request's hold. `block`: credits a replica spends locally (see credit-blocks). */
+export type ReservationKind = 'request' | 'block';
 
 export interface Reservation {
   id: string;
@@ -12,6 +14,7 @@ export interface Reservation {
   status: ReservationStatus;
   attempt: number;
   expiresAt: Date;
+  kind: ReservationKind;
 }
 
 export interface ReservationOutcome {

@@ -3,6 +3,7 @@ import { ErrorCode, ServiceError } from '@wds/contracts';
 import { ledgerSql } from './ledger.repository';
 import { Database } from '@wds/database';
 import type { ReservationOutcome } from './ledger.types';
+import { settleLocked } from './settle-credits.usecase';
 
 export interface ReleaseCreditsCommand {
   reservationId: string;
@@ -23,6 +24,8 @@ export class ReleaseCredits {
       if (r.status !== 'reserved' || (cmd.onlyIfExpired && r.expiresAt.getTime() > Date.now())) {
         return { reservation: r, balance: await ledgerSql.balance(db, r.teamId), replayed: true };
       }
+      // A block's reported usage stays charged: releasing it (or its expiry) returns only the rest.
+      if (r.kind === 'block') return settleLocked(db, r, r.charged, cmd.reason ?? 'block released');
       const balance =
         r.amount > 0 ? await ledgerSql.credit(db, r.teamId, r.amount) : await ledgerSql.balance(db, r.teamId);
       const reservation = await ledgerSql.updateReservation(db, r.id, { status: 'released' });

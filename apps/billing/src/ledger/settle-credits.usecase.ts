@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ErrorCode, ServiceError } from '@wds/contracts';
 import { ledgerSql } from './ledger.repository';
-import { Database } from '@wds/database';
-import { assertWholeCredits, type ReservationOutcome } from './ledger.types';
+import { Database, type Queryable } from '@wds/database';
+import { assertWholeCredits, type Reservation, type ReservationOutcome } from './ledger.types';
 
 export interface SettleCreditsCommand {
   reservationId: string;
@@ -33,39 +33,47 @@ export class SettleCredits {
     return this.db.tx(async (db) => {
       const r = await ledgerSql.lockReservation(db, { id: cmd.reservationId });
       if (!r) throw new ServiceError(ErrorCode.NOT_FOUND, `Reservation ${cmd.reservationId} not found`);
-      if (r.status === 'settled') {
-        return { reservation: r, balance: await ledgerSql.balance(db, r.teamId), replayed: true };
-      }
-
-      const held = r.status === 'reserved' ? r.amount : 0;
-      let balance: number;
-      let shortfall = 0;
-      let delta: number;
-      if (cmd.actual <= held) {
-        delta = held - cmd.actual;
-        balance =
-          delta > 0 ? await ledgerSql.credit(db, r.teamId, delta) : await ledgerSql.balance(db, r.teamId);
-      } else {
-        const extra = cmd.actual - held;
-        const debit = await ledgerSql.debitUpTo(db, r.teamId, extra);
-        balance = debit.balance;
-        shortfall = extra - debit.taken;
-        delta = -debit.taken;
-      }
-      const reservation = await ledgerSql.updateReservation(db, r.id, {
-        status: 'settled',
-        charged: cmd.actual - shortfall,
-        shortfall,
-      });
-      await ledgerSql.appendEntry(db, {
-        teamId: r.teamId,
-        delta,
-        kind: 'settle',
-        reason: cmd.reason,
-        reservationId: r.id,
-        idempotencyKey: `settle:${r.id}`,
-      });
-      return { reservation, balance, replayed: false };
+      return settleLocked(db, r, cmd.actual, cmd.reason);
     });
   }
+}
+
+/** Settles a reservation whose row the caller's transaction has locked (see SettleCredits). */
+export async function settleLocked(
+  db: Queryable,
+  r: Reservation,
+  actual: number,
+  reason?: string,
+): Promise<ReservationOutcome> {
+  if (r.status === 'settled') {
+    return { reservation: r, balance: await ledgerSql.balance(db, r.teamId), replayed: true };
+  }
+  const held = r.status === 'reserved' ? r.amount : 0;
+  let balance: number;
+  let shortfall = 0;
+  let delta: number;
+  if (actual <= held) {
+    delta = held - actual;
+    balance = delta > 0 ? await ledgerSql.credit(db, r.teamId, delta) : await ledgerSql.balance(db, r.teamId);
+  } else {
+    const extra = actual - held;
+    const debit = await ledgerSql.debitUpTo(db, r.teamId, extra);
+    balance = debit.balance;
+    shortfall = extra - debit.taken;
+    delta = -debit.taken;
+  }
+  const reservation = await ledgerSql.updateReservation(db, r.id, {
+    status: 'settled',
+    charged: actual - shortfall,
+    shortfall,
+  });
+  await ledgerSql.appendEntry(db, {
+    teamId: r.teamId,
+    delta,
+    kind: 'settle',
+    reason,
+    reservationId: r.id,
+    idempotencyKey: `settle:${r.id}`,
+  });
+  return { reservation, balance, replayed: false };
 }

@@ -3,6 +3,7 @@ import type { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import type { FastifyRequest } from 'fastify';
 import { setRequestId } from '../http/request-context';
+import { CreditBlocks } from '@wds/credits';
 import { CreditsService } from './credits.service';
 
 function request(headers: Record<string, string> = {}): FastifyRequest {
@@ -13,55 +14,66 @@ function request(headers: Record<string, string> = {}): FastifyRequest {
 
 describe('CreditsService', () => {
   let sent: { subject: string; payload: any }[];
-  let replies: Record<string, unknown>;
+  let takeReply: unknown;
   let service: CreditsService;
+  let blocks: CreditBlocks;
 
   beforeEach(() => {
     sent = [];
-    replies = {
-      [RPC.creditsReserve.subject]: { reservationId: 'res-1', balance: 90 },
-      [RPC.creditsSettle.subject]: { balance: 95, charged: 5 },
-      [RPC.creditsRelease.subject]: { balance: 100 },
-    };
+    takeReply = { reservationId: 'block-1', granted: 20, balance: 80, expiresAt: Date.now() + 60_000 };
     const messaging = {
       request: async (def: { subject: string }, payload: unknown) => {
         sent.push({ subject: def.subject, payload });
-        const reply = replies[def.subject];
-        if (reply instanceof Error) throw reply;
-        return reply;
+        if (def.subject === RPC.creditsBlockTake.subject) {
+          if (takeReply instanceof Error) throw takeReply;
+          return takeReply;
+        }
+        return { recorded: 0, used: 0, open: false, expiresAt: 0 };
       },
     } as unknown as Messaging;
     const logger = { warn: jest.fn(), error: jest.fn() } as unknown as Logger;
-    service = new CreditsService(messaging, logger);
+    blocks = new CreditBlocks(messaging, logger, { holder: 'test', flushIntervalMs: 1 });
+    service = new CreditsService(messaging, blocks);
   });
+  afterEach(() => blocks.stop());
 
-  it('reserves the estimate, runs, and settles the actual cost', async () => {
+  it('holds the estimate from a block, runs, and reports the actual cost under the request key', async () => {
     const result = await service.charge(
       { req: request(), teamId: 't1', endpoint: 'scrape', estimate: 10 },
-      async (reservation) => ({ result: `ran with ${reservation.reservationId}`, credits: 5 }),
+      async (reservation) => ({ result: `ran with ${reservation.key}`, credits: 5 }),
     );
-    expect(result).toBe('ran with res-1');
+    expect(result).toBe('ran with req:req-1');
+    await blocks.stop();
     expect(sent).toEqual([
       {
-        subject: RPC.creditsReserve.subject,
-        payload: { teamId: 't1', requestId: 'req:req-1', amount: 10, endpoint: 'scrape' },
+        subject: RPC.creditsBlockTake.subject,
+        payload: { teamId: 't1', amount: 20, minimum: 10, holder: 'test' },
       },
-      { subject: RPC.creditsSettle.subject, payload: { reservationId: 'res-1', actual: 5 } },
+      {
+        subject: RPC.creditsUsageReport.subject,
+        payload: {
+          reservationId: 'block-1',
+          usage: [{ key: 'req:req-1', amount: 5, endpoint: 'scrape' }],
+          close: true,
+        },
+      },
     ]);
   });
 
-  it('releases the hold and rethrows when the work fails', async () => {
+  it('charges nothing and rethrows when the work fails', async () => {
     const failure = new ServiceError(ErrorCode.UPSTREAM_FAILED, 'target down');
     await expect(
       service.charge({ req: request(), teamId: 't1', endpoint: 'scrape', estimate: 1 }, async () => {
         throw failure;
       }),
     ).rejects.toBe(failure);
-    expect(sent.map((s) => s.subject)).toEqual([RPC.creditsReserve.subject, RPC.creditsRelease.subject]);
+    await blocks.stop();
+    const reports = sent.filter((s) => s.subject === RPC.creditsUsageReport.subject);
+    expect(reports.flatMap((r) => r.payload.usage)).toEqual([]);
   });
 
   it('does not run the work when credits are short', async () => {
-    replies[RPC.creditsReserve.subject] = new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, 'short');
+    takeReply = new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, 'short');
     const run = jest.fn();
     await expect(
       service.charge({ req: request(), teamId: 't1', endpoint: 'scrape', estimate: 1 }, run),
@@ -72,7 +84,7 @@ describe('CreditsService', () => {
     expect(run).not.toHaveBeenCalled();
   });
 
-  it('keys the hold by the Idempotency-Key header when present', () => {
+  it('keys usage by the Idempotency-Key header when present', () => {
     expect(service.requestKey(request({ 'idempotency-key': 'order-42' }))).toBe('idem:order-42');
     expect(service.requestKey(request())).toBe('req:req-1');
     expect(() => service.requestKey(request({ 'idempotency-key': 'bad key!' }))).toThrow(/Idempotency-Key/);

@@ -1,17 +1,18 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ErrorCode, RPC, ServiceError, type ActivityEndpoint } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
-import type { Logger } from '@wds/observability';
-import { LOGGER } from '@wds/service-kit';
+import { CreditBlocks, type CreditHold } from '@wds/credits';
 import type { FastifyRequest } from 'fastify';
 import { requestIdOf } from '../http/request-context';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/;
 
+/** Credits held for one request (from a credit block this gateway holds for the team). */
 export interface CreditReservation {
-  reservationId: string;
-  /** Balance after the hold. */
-  balance: number;
+  hold: CreditHold;
+  /** The usage key: a retried request with the same key is charged once. */
+  key: string;
+  endpoint: ActivityEndpoint;
 }
 
 export interface ChargeOptions {
@@ -29,21 +30,22 @@ export interface Charged<T> {
 }
 
 /**
- * Credits of a request, held and charged by the billing service over NATS.
+ * Credits of a request. Held from a block of the team's credits this gateway takes from billing
+ * (`@wds/credits`), so a request costs no billing round trip; usage is reported in batches.
  *
  *   return this.credits.charge({ req, teamId: team.teamId, endpoint: 'scrape', estimate: 1 }, async () => {
  *     const doc = await scrape();
  *     return { result: { success: true, data: doc }, credits: costOf(doc) };
  *   });
  *
- * The hold is keyed by the client's `Idempotency-Key` header (else the request id), so a retried
+ * Usage is keyed by the client's `Idempotency-Key` header (else the request id), so a retried
  * request does not pay twice. Failure of `run` releases the hold and rethrows.
  */
 @Injectable()
 export class CreditsService {
   constructor(
     private readonly messaging: Messaging,
-    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly blocks: CreditBlocks,
   ) {}
 
   /** `idem:<Idempotency-Key>` or `req:<request id>`; a malformed Idempotency-Key is a 400. */
@@ -65,21 +67,17 @@ export class CreditsService {
   }
 
   async reserve(opts: ChargeOptions): Promise<CreditReservation> {
-    return this.messaging.request(RPC.creditsReserve, {
-      teamId: opts.teamId,
-      requestId: this.requestKey(opts.req),
-      amount: opts.estimate,
-      endpoint: opts.endpoint,
-    });
+    const key = this.requestKey(opts.req);
+    return { hold: await this.blocks.hold(opts.teamId, opts.estimate), key, endpoint: opts.endpoint };
   }
 
-  /** Charges the actual cost (refunding or debiting the difference); returns what was charged. */
-  async settle(reservationId: string, actual: number): Promise<{ balance: number; charged: number }> {
-    return this.messaging.request(RPC.creditsSettle, { reservationId, actual });
+  /** Charges the actual cost (more or less than held) once per usage key. */
+  settle(reservation: CreditReservation, actual: number): void {
+    this.blocks.settle(reservation.hold, actual, { key: reservation.key, endpoint: reservation.endpoint });
   }
 
-  async release(reservationId: string): Promise<{ balance: number }> {
-    return this.messaging.request(RPC.creditsRelease, { reservationId });
+  release(reservation: CreditReservation): void {
+    this.blocks.release(reservation.hold);
   }
 
   async balance(teamId: string): Promise<number> {
@@ -101,22 +99,10 @@ export class CreditsService {
     try {
       outcome = await run(reservation);
     } catch (err) {
-      await this.release(reservation.reservationId).catch((releaseErr: unknown) =>
-        // The billing sweeper releases expired holds, so a lost release only delays the refund.
-        this.logger.warn(
-          { err: releaseErr, reservationId: reservation.reservationId },
-          'could not release credits',
-        ),
-      );
+      this.release(reservation);
       throw err;
     }
-    await this.settle(reservation.reservationId, outcome.credits).catch((err: unknown) =>
-      // The work is done and its answer is owed to the client; the hold stays until billing is back.
-      this.logger.error(
-        { err, reservationId: reservation.reservationId, credits: outcome.credits },
-        'could not settle credits',
-      ),
-    );
+    this.settle(reservation, outcome.credits);
     return outcome.result;
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import {
   ErrorCode,
   SCRAPE_RPC,
@@ -9,8 +9,6 @@ import {
   type ScrapeResponse,
 } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
-import type { Logger } from '@wds/observability';
-import { LOGGER } from '@wds/service-kit';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedTeam } from '../auth/authenticated-team';
 import { CreditsService } from '../credits/credits.service';
@@ -36,7 +34,6 @@ export class ScrapePageUseCase {
     private readonly messaging: Messaging,
     private readonly credits: CreditsService,
     private readonly documents: ScrapeDocumentReader,
-    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async execute({ req, team, body }: ScrapePageCommand): Promise<ScrapeResponse> {
@@ -75,21 +72,13 @@ export class ScrapePageUseCase {
     } catch (err) {
       // Some failures are billable (a lockdown cache miss costs 1); the scraper says so in details.
       const owed = billableCredits(err);
-      if (owed > 0) await this.credits.settle(reservation.reservationId, owed);
-      else await this.credits.release(reservation.reservationId).catch(() => undefined);
+      if (owed > 0) this.credits.settle(reservation, owed);
+      else this.credits.release(reservation);
       throw err;
     }
+    // The scrape is done: its cost is charged even if reading a large document back fails.
+    this.credits.settle(reservation, reply.creditsUsed);
     const document = await this.documents.resolve(team.teamId, reply);
-    // The hold already covers the estimate and the answer does not depend on the settlement, so the
-    // client does not wait for it; a lost settle leaves the hold to billing's sweeper.
-    this.credits
-      .settle(reservation.reservationId, reply.creditsUsed)
-      .catch((err: unknown) =>
-        this.logger.error(
-          { err, reservationId: reservation.reservationId, credits: reply.creditsUsed },
-          'could not settle credits',
-        ),
-      );
     return { success: true, data: document };
   }
 }

@@ -55,6 +55,22 @@ describe('scraper service: cache rules, ZDR and proxies', () => {
     expect(site.hits('/article')).toBe(hits);
   });
 
+  it('a cache hit is stored as its own job: GET returns the document with that job\'s metadata', async () => {
+    const owner = team();
+    const url = page();
+    await scraper.scrape(owner, { url });
+    const hits = await Promise.all([1, 2, 3].map(() => scraper.scrape(owner, { url })));
+    for (const hit of hits) {
+      const jobId = hit.document.metadata!.scrapeId!;
+      const stored = await scraper.client.request(SCRAPE_RPC.get, { teamId: owner, jobId });
+      expect(stored.document).toEqual(hit.document);
+      expect(stored.document?.metadata).toMatchObject({ scrapeId: jobId, cacheState: 'hit', creditsUsed: 1 });
+    }
+    await expect(
+      scraper.client.request(SCRAPE_RPC.get, { teamId: team(), jobId: hits[0].document.metadata!.scrapeId! }),
+    ).rejects.toMatchObject({ code: 'FORBIDDEN' });
+  });
+
   it('maxAge 0 always fetches; options that change the output never share an entry', async () => {
     const url = page();
     await scraper.scrape(team(), { url, proxy: 'enhanced' });

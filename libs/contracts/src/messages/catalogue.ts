@@ -13,6 +13,12 @@ import { CreditsSettleReply, CreditsSettleRequest } from './credits-settle';
 import { CreditsReleaseReply, CreditsReleaseRequest } from './credits-release';
 import { CreditsGrantReply, CreditsGrantRequest } from './credits-grant';
 import { CreditsBalanceReply, CreditsBalanceRequest } from './credits-balance';
+import {
+  CreditsBlockTakeReply,
+  CreditsBlockTakeRequest,
+  CreditsUsageReportReply,
+  CreditsUsageReportRequest,
+} from './credit-blocks';
 import { ScrapeRunReply, ScrapeRunRequest } from './scrape-run';
 import { ScrapeGetReply, ScrapeGetRequest } from './scrape-get';
 import { ScrapeDocumentChunkReply, ScrapeDocumentChunkRequest } from './scrape-document';
@@ -58,6 +64,20 @@ export const RPC = {
     BILLING,
     CreditsBalanceRequest,
     CreditsBalanceReply,
+  ),
+  /** Takes a block of a team's credits to spend locally (see credit-blocks). */
+  creditsBlockTake: defineRpc(
+    'wds.billing.v1.credits.block.take',
+    BILLING,
+    CreditsBlockTakeRequest,
+    CreditsBlockTakeReply,
+  ),
+  /** Records usage against a block, renews it, and optionally closes it. */
+  creditsUsageReport: defineRpc(
+    'wds.billing.v1.credits.usage.report',
+    BILLING,
+    CreditsUsageReportRequest,
+    CreditsUsageReportReply,
   ),
   scrapeRun: defineRpc('wds.scraper.v1.scrape.run', SCRAPER, ScrapeRunRequest, ScrapeRunReply),
   scrapeGet: defineRpc('wds.scraper.v1.scrape.get', SCRAPER, ScrapeGetRequest, ScrapeGetReply),

@@ -7,6 +7,7 @@ export * from './credits-settle';
 export * from './credits-release';
 export * from './credits-grant';
 export * from './credits-balance';
+export * from './credit-blocks';
 export * from './scrape-run';
 export * from './scrape-get';
 export * from './page-task';

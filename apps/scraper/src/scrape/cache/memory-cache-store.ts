@@ -79,7 +79,11 @@ export class MemoryFrontedCacheStore extends CacheStore {
     // Large documents are not kept, and are left to the caller's asynchronous decode.
     if (found.documentGz.length > this.maxBytes / 64) return found;
     const json = gunzipSync(found.documentGz);
-    const entry: CacheEntry = { ...found, document: Document.parse(JSON.parse(json.toString('utf8'))) };
+    const entry: CacheEntry = {
+      ...found,
+      document: Document.parse(JSON.parse(json.toString('utf8'))),
+      jsonBytes: json.length,
+    };
     const bytes = json.length + found.documentGz.length;
     this.forget(key);
     this.held.set(key, { entry, bytes });

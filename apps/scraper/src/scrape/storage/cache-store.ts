@@ -8,6 +8,8 @@ export interface CacheEntry {
   expiresAt: Date;
   /** The decoded document when the store already has it (an in-process cache), else decode documentGz. */
   document?: Document;
+  /** Size of the document's JSON, known when `document` is. */
+  jsonBytes?: number;
 }
 
 export interface CacheLookup {

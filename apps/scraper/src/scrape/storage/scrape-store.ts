@@ -1,5 +1,8 @@
 import type { Queryable } from '@wds/database';
 
+/** Rows per INSERT statement (14 parameters each, far below PostgreSQL's 65,535). */
+const INSERT_BATCH = 200;
+
 export interface ScrapeRecord {
   id: string;
   teamId: string;
@@ -16,6 +19,8 @@ export interface ScrapeRecord {
   zeroDataRetention: boolean;
   /** How long the row (and its document) is kept. */
   retainMs: number;
+  /** Metadata merged over the stored document's when read (a cache hit stores the cached gzip as is). */
+  metadataPatch?: Record<string, string | number>;
 }
 
 export interface StoredScrape {
@@ -23,6 +28,7 @@ export interface StoredScrape {
   status: 'completed' | 'failed';
   zeroDataRetention: boolean;
   documentGz?: Buffer;
+  metadataPatch?: Record<string, string | number>;
 }
 
 /** Port: scrape jobs and their documents. */
@@ -45,13 +51,43 @@ export class PgScrapeStore extends ScrapeStore {
     super();
   }
 
-  async insert(r: ScrapeRecord): Promise<void> {
-    await this.db.query(
-      `INSERT INTO scraper.scrapes (id, team_id, url, status, error_code, status_code, document_gz, document_bytes,
-         credits_used, cache_hit, proxy_used, zero_data_retention, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now() + $13 * interval '1 millisecond')
-       ON CONFLICT (id) DO NOTHING`,
-      [
+  /**
+   * Inserts go out in natural batches: one statement at a time, carrying every record that arrived
+   * while the previous one ran. A lone request pays no extra latency; under load one commit serves
+   * many scrapes. Each caller still returns only after its own row is committed.
+   */
+  insert(r: ScrapeRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ record: r, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private readonly pending: { record: ScrapeRecord; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private flushing = false;
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending.splice(0, INSERT_BATCH);
+        try {
+          await this.insertMany(batch.map((b) => b.record));
+          for (const b of batch) b.resolve();
+        } catch (err) {
+          for (const b of batch) b.reject(err);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private async insertMany(records: ScrapeRecord[]): Promise<void> {
+    const params: unknown[] = [];
+    const rows = records.map((r) => {
+      const base = params.length;
+      params.push(
         r.id,
         r.teamId,
         r.url ?? null,
@@ -65,7 +101,19 @@ export class PgScrapeStore extends ScrapeStore {
         r.proxyUsed ?? null,
         r.zeroDataRetention,
         r.retainMs,
-      ],
+        r.metadataPatch ? JSON.stringify(r.metadataPatch) : null,
+      );
+      const p = (n: number) => `$${base + n}`;
+      return `(${p(1)}::uuid, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}::integer, ${p(7)}::bytea, ${p(8)}::integer,
+        ${p(9)}::integer, ${p(10)}::boolean, ${p(11)}, ${p(12)}::boolean,
+        now() + ${p(13)}::bigint * interval '1 millisecond', ${p(14)}::jsonb)`;
+    });
+    await this.db.query(
+      `INSERT INTO scraper.scrapes (id, team_id, url, status, error_code, status_code, document_gz, document_bytes,
+         credits_used, cache_hit, proxy_used, zero_data_retention, expires_at, metadata_patch)
+       VALUES ${rows.join(',\n')}
+       ON CONFLICT (id) DO NOTHING`,
+      params,
     );
   }
 
@@ -75,8 +123,9 @@ export class PgScrapeStore extends ScrapeStore {
       status: 'completed' | 'failed';
       zero_data_retention: boolean;
       document_gz: Buffer | null;
+      metadata_patch: Record<string, string | number> | null;
     }>(
-      `SELECT team_id, status, zero_data_retention, document_gz FROM scraper.scrapes
+      `SELECT team_id, status, zero_data_retention, document_gz, metadata_patch FROM scraper.scrapes
        WHERE id = $1 AND expires_at > now()`,
       [id],
     );
@@ -87,6 +136,7 @@ export class PgScrapeStore extends ScrapeStore {
       status: row.status,
       zeroDataRetention: row.zero_data_retention,
       documentGz: row.document_gz ?? undefined,
+      metadataPatch: row.metadata_patch ?? undefined,
     };
   }
 

@@ -7,6 +7,7 @@ import {
 } from '@wds/contracts';
 import { chunkCount, decodeDocument } from '../storage/document-codec';
 import type { ScrapeStore } from '../storage/scrape-store';
+import { buildMetadata } from '../document/metadata';
 
 /** GET /v2/scrape/{id}: a stored scrape, to its own team only. */
 export class GetScrapeUseCase {
@@ -26,8 +27,14 @@ export class GetScrapeUseCase {
           : `Scrape job ${req.jobId} has no stored document (zero data retention)`,
       );
     }
-    const document = await decodeDocument(found.documentGz);
-    if (Buffer.byteLength(JSON.stringify(document)) <= SCRAPE_INLINE_MAX_BYTES) return { document };
+    const stored = await decodeDocument(found.documentGz);
+    // A cache hit's row holds the cached document and this job's own metadata beside it.
+    const document = found.metadataPatch
+      ? { ...stored, metadata: buildMetadata(stored.metadata ?? {}, found.metadataPatch) }
+      : stored;
+    if (found.metadataPatch || Buffer.byteLength(JSON.stringify(document)) <= SCRAPE_INLINE_MAX_BYTES) {
+      return { document };
+    }
     const bytes = found.documentGz.length;
     return {
       documentRef: { jobId: req.jobId, bytes, chunks: chunkCount(bytes, SCRAPE_DOCUMENT_CHUNK_BYTES) },

@@ -1,5 +1,6 @@
 import {
   normalizeFormats,
+  SCRAPE_INLINE_MAX_BYTES,
   ServiceError,
   unsupportedScrapeFeature,
   type Document,
@@ -14,7 +15,7 @@ import { buildMetadata } from '../document/metadata';
 import type { EngineSelector, PageOutcome } from '../engine/engine-selection';
 import type { FetchedPage } from '../engine/fetch-engine';
 import { browserResults } from './browser-results';
-import type { CacheStore } from '../storage/cache-store';
+import type { CacheEntry, CacheStore } from '../storage/cache-store';
 import { decodeDocument, encodeDocument } from '../storage/document-codec';
 import type { ScrapeStore } from '../storage/scrape-store';
 import { DocumentDelivery, type DeliveredResult } from './document-delivery';
@@ -25,6 +26,12 @@ export interface RunScrapeSettings {
   /** Base URL of the gateway, for screenshot and PDF artifact URLs. */
   publicBaseUrl: string;
 }
+
+/**
+ * Cached documents up to this size are answered inline with their per-request metadata patched in
+ * (the patch adds well under a kilobyte); larger ones take the general path (stored and chunked).
+ */
+const PATCHED_INLINE_MAX_BYTES = SCRAPE_INLINE_MAX_BYTES - 16 * 1024;
 
 const OUTPUT_FORMATS: readonly OutputFormat[] = ['markdown', 'html', 'rawHtml', 'links', 'images'];
 
@@ -80,13 +87,7 @@ export class RunScrapeUseCase {
             });
       }
       const credits = o.lockdown ? CREDITS.lockdownHit : entry.contentCredits;
-      return this.fromCache(
-        cmd,
-        zdr,
-        entry.document ?? (await decodeDocument(entry.documentGz)),
-        entry.fetchedAt,
-        credits,
-      );
+      return this.fromCache(cmd, zdr, entry, credits);
     }
 
     // Zero data retention never touches the index; caller headers may change the page, so no shared copy.
@@ -94,13 +95,7 @@ export class RunScrapeUseCase {
     if (useCache && o.maxAge > 0) {
       const entry = await this.cache.find({ key, maxAgeMs: o.maxAge });
       if (entry) {
-        return this.fromCache(
-          cmd,
-          zdr,
-          entry.document ?? (await decodeDocument(entry.documentGz)),
-          entry.fetchedAt,
-          entry.contentCredits,
-        );
+        return this.fromCache(cmd, zdr, entry, entry.contentCredits);
       }
     }
 
@@ -194,22 +189,38 @@ export class RunScrapeUseCase {
     return { page, built, outcome };
   }
 
-  private fromCache(
+  private async fromCache(
     cmd: ScrapeRunRequest,
     zdr: boolean,
-    cached: Document,
-    fetchedAt: Date,
+    entry: CacheEntry,
     credits: number,
   ): Promise<DeliveredResult> {
-    const document: Document = {
-      ...cached,
-      metadata: buildMetadata(cached.metadata ?? {}, {
-        scrapeId: cmd.jobId,
-        cacheState: 'hit',
-        cachedAt: fetchedAt.toISOString(),
-        creditsUsed: credits,
-      }),
+    const cached = entry.document ?? (await decodeDocument(entry.documentGz));
+    const patch = {
+      scrapeId: cmd.jobId,
+      cacheState: 'hit',
+      cachedAt: entry.fetchedAt.toISOString(),
+      creditsUsed: credits,
     };
+    const document: Document = { ...cached, metadata: buildMetadata(cached.metadata ?? {}, patch) };
+    if (!zdr && entry.jsonBytes !== undefined && entry.jsonBytes <= PATCHED_INLINE_MAX_BYTES) {
+      // The usual hit: the job row keeps the cached gzip as it is plus this request's metadata.
+      await this.scrapes.insert({
+        id: cmd.jobId,
+        teamId: cmd.teamId,
+        url: cmd.options.url,
+        status: 'completed',
+        statusCode: document.metadata?.statusCode,
+        documentGz: entry.documentGz,
+        documentBytes: entry.documentGz.length,
+        metadataPatch: patch,
+        creditsUsed: credits,
+        cacheHit: true,
+        zeroDataRetention: false,
+        retainMs: this.settings.retentionMs,
+      });
+      return { creditsUsed: credits, cacheHit: true, document };
+    }
     return this.delivery.deliver({
       teamId: cmd.teamId,
       jobId: cmd.jobId,

@@ -1,0 +1,172 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { startNats, type RunningServer } from '@wds/local-infra';
+import { ErrorCode, RPC, ServiceError } from '@wds/contracts';
+import { createTestDatabase } from '@wds/testing';
+import { bootstrapService, type RunningService } from '@wds/service-kit';
+import { AppModule } from '../src/app.module';
+import { BillingConfig } from '../src/config';
+import { ReservationSweeper } from '../src/ledger/reservation-sweeper';
+
+jest.setTimeout(60_000);
+
+describe('credit blocks over NATS (real PostgreSQL + NATS)', () => {
+  let db: { url: string; drop: () => Promise<void> };
+  let billing: RunningService<BillingConfig>;
+  // A private NATS: suites run in parallel and a billing queue group shared with other suites
+  // would answer some of these requests from another database.
+  let nats: RunningServer;
+  let natsDir: string;
+
+  const call = <D extends (typeof RPC)[keyof typeof RPC]>(
+    def: D,
+    payload: Parameters<typeof billing.messaging.request<D>>[1],
+  ) => billing.messaging.request(def, payload);
+
+  const grant = (teamId: string, amount: number) =>
+    call(RPC.creditsGrant, { teamId, amount, reason: 'test', idempotencyKey: randomUUID() });
+  const take = (teamId: string, amount: number, minimum = 1) =>
+    call(RPC.creditsBlockTake, { teamId, amount, minimum, holder: 'test' });
+  const report = (reservationId: string, usage: [string, number][], close = false) =>
+    call(RPC.creditsUsageReport, {
+      reservationId,
+      usage: usage.map(([key, amount]) => ({ key, amount, endpoint: 'scrape' as const })),
+      close,
+    });
+  const balance = async (teamId: string) => (await call(RPC.creditsBalance, { teamId })).balance;
+
+  async function rejection(p: Promise<unknown>): Promise<ServiceError> {
+    try {
+      await p;
+    } catch (err) {
+      return err as ServiceError;
+    }
+    throw new Error('expected a rejection');
+  }
+
+  beforeAll(async () => {
+    natsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-billing-blocks-nats-'));
+    nats = await startNats({ dataDir: natsDir });
+    db = await createTestDatabase('billing');
+    billing = await bootstrapService({
+      kind: 'billing',
+      module: AppModule,
+      configSchema: BillingConfig,
+      migrations: { schema: 'billing', dir: path.join(__dirname, '..', 'migrations') },
+      env: { NATS_URL: nats.url, DATABASE_URL: db.url, LOG_LEVEL: 'warn', HEALTH_HOST: '127.0.0.1' },
+    });
+  });
+
+  afterAll(async () => {
+    await billing?.stop();
+    await db?.drop();
+    await nats?.stop();
+    if (natsDir) fs.rmSync(natsDir, { recursive: true, force: true });
+  });
+
+  it('grants exactly what one request needs while the balance is under 1,000', async () => {
+    const team = randomUUID();
+    await grant(team, 500);
+    const block = await take(team, 200, 5);
+    expect(block).toMatchObject({ granted: 5, balance: 495 });
+    await expect(rejection(take(team, 10, 600))).resolves.toMatchObject({
+      code: ErrorCode.INSUFFICIENT_CREDITS,
+      status: 402,
+    });
+  });
+
+  it('takes at most an eighth of a large balance, charges reported usage once per key, refunds the rest', async () => {
+    const team = randomUUID();
+    await grant(team, 8_000);
+    const block = await take(team, 5_000, 1);
+    expect(block).toMatchObject({ granted: 1_000, balance: 7_000 });
+    expect(await report(block.reservationId, [['req:a', 1], ['req:b', 5], ['req:a', 1]])).toMatchObject({
+      recorded: 6,
+      used: 6,
+      open: true,
+    });
+    // A retried report (its reply was lost) and a retried request are not charged again.
+    expect(await report(block.reservationId, [['req:b', 5], ['req:c', 2]])).toMatchObject({
+      recorded: 2,
+      used: 8,
+    });
+    expect(await report(block.reservationId, [], true)).toMatchObject({ used: 8, open: false });
+    expect(await balance(team)).toBe(8_000 - 8);
+    const { rows } = await billing.database.query<{ usage_key: string; amount: string }>(
+      'SELECT usage_key, amount FROM billing.usage WHERE team_id = $1 ORDER BY usage_key',
+      [team],
+    );
+    expect(rows.map((r) => [r.usage_key, Number(r.amount)])).toEqual([
+      ['req:a', 1],
+      ['req:b', 5],
+      ['req:c', 2],
+    ]);
+  });
+
+  it('debits usage beyond the block from the balance, down to zero, recording the shortfall', async () => {
+    const team = randomUUID();
+    await grant(team, 10);
+    const block = await take(team, 3, 3);
+    await report(block.reservationId, [['pdf', 15]], true);
+    expect(await balance(team)).toBe(0);
+    const { rows } = await billing.database.query<{ charged: string; shortfall: string; status: string }>(
+      'SELECT charged, shortfall, status FROM billing.reservations WHERE id = $1',
+      [block.reservationId],
+    );
+    expect(rows[0]).toEqual({ charged: '10', shortfall: '5', status: 'settled' });
+  });
+
+  it('charges usage reported after the block closed straight from the balance, once', async () => {
+    const team = randomUUID();
+    await grant(team, 100);
+    const block = await take(team, 10, 10);
+    await report(block.reservationId, [['one', 1]], true);
+    expect(await balance(team)).toBe(99);
+    expect(await report(block.reservationId, [['two', 2]])).toMatchObject({ recorded: 2, open: false });
+    expect(await report(block.reservationId, [['two', 2]])).toMatchObject({ recorded: 0, open: false });
+    expect(await balance(team)).toBe(97);
+  });
+
+  it('settles an expired block at its reported usage (its holder died), never releasing the usage', async () => {
+    const team = randomUUID();
+    await grant(team, 50);
+    const block = await take(team, 20, 20);
+    await report(block.reservationId, [['done-before-crash', 4]]);
+    await billing.database.query(
+      "UPDATE billing.reservations SET expires_at = now() - interval '1 second' WHERE id = $1",
+      [block.reservationId],
+    );
+    await billing.app.get(ReservationSweeper).sweepOnce();
+    expect(await balance(team)).toBe(46);
+    const { rows } = await billing.database.query<{ status: string; charged: string }>(
+      'SELECT status, charged FROM billing.reservations WHERE id = $1',
+      [block.reservationId],
+    );
+    expect(rows[0]).toEqual({ status: 'settled', charged: '4' });
+  });
+
+  it('never overdraws with concurrent block takes', async () => {
+    const team = randomUUID();
+    await grant(team, 30);
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => take(team, 5, 2)));
+    const granted = outcomes
+      .filter((o): o is PromiseFulfilledResult<{ granted: number }> => o.status === 'fulfilled')
+      .reduce((sum, o) => sum + o.value.granted, 0);
+    expect(granted).toBe(30);
+    const { rows } = await billing.database.query<{ balance: string }>(
+      'SELECT balance FROM billing.accounts WHERE team_id = $1',
+      [team],
+    );
+    expect(rows[0].balance).toBe('0');
+    // Unused credits parked in open blocks still count as the team's.
+    expect(await balance(team)).toBe(30);
+    expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(5);
+  });
+
+  it('refuses usage against an unknown block', async () => {
+    const missing = await rejection(report(randomUUID(), [['x', 1]]));
+    expect(missing.code).toBe(ErrorCode.NOT_FOUND);
+  });
+});
