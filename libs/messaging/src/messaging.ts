@@ -69,6 +69,9 @@ export class Messaging {
       // Keep retrying forever after the first connection: a NATS restart must not kill services.
       maxReconnectAttempts: -1,
       reconnectTimeWait: 1000,
+      // The client would otherwise build an Error (a stack capture) for every request and publish
+      // just in case it fails; our errors are mapped to ServiceError with the subject anyway.
+      noAsyncTraces: true,
     });
     const logger = opts.logger.child({ component: 'messaging' });
     const jsm = await jetstreamManager(nc);

@@ -138,7 +138,9 @@ describe('scraper service: scrape over NATS (fixture site allow-listed)', () => 
     const reply = await scraper.scrape(owner, { url: `${site.url}/docs/a`, maxAge: 0 });
     const jobId = reply.document.metadata!.scrapeId!;
     const got = await scraper.client.request(SCRAPE_RPC.get, { teamId: owner, jobId });
-    expect(got.document?.markdown).toBe(reply.document.markdown);
+    // The whole document, metadata included (the row shares the cache entry's gzip plus a patch).
+    expect(got.document).toEqual(reply.document);
+    expect(got.document?.metadata).toMatchObject({ scrapeId: jobId, cacheState: 'miss' });
     await expect(scraper.client.request(SCRAPE_RPC.get, { teamId: team(), jobId })).rejects.toMatchObject({
       code: 'FORBIDDEN',
     });

@@ -113,26 +113,29 @@ export class RunScrapeUseCase {
     const credits = freshScrapeCost(built.content, page.proxyUsed);
     // Screenshot URLs expire with their artifacts, so such documents are never reused from the cache.
     const cacheable = !outcome.rendered?.screenshot;
+    let cached: { gz: Buffer; jsonBytes: number } | undefined;
+    let caching: Promise<void> | undefined;
     if (useCache && o.storeInCache && cacheable && page.status >= 200 && page.status < 300) {
-      const { gz } = await encodeDocument(built.document);
-      await this.cache.put({
+      cached = await encodeDocument(built.document);
+      caching = this.cache.put({
         key,
         url: o.url,
-        documentGz: gz,
+        documentGz: cached.gz,
         contentCredits: built.contentCredits,
         retainMs: this.settings.cacheRetentionMs,
       });
     }
+    const patch = {
+      scrapeId: cmd.jobId,
+      cacheState: 'miss',
+      creditsUsed: credits,
+      ...(page.proxyUsed ? { proxyUsed: page.proxyUsed } : {}),
+    };
     const document: Document = {
       ...built.document,
       ...(outcome.rendered ? browserResults(outcome.rendered, this.settings.publicBaseUrl) : {}),
       ...(outcome.warning ? { warning: outcome.warning } : {}),
-      metadata: buildMetadata(built.document.metadata ?? {}, {
-        scrapeId: cmd.jobId,
-        cacheState: 'miss',
-        creditsUsed: credits,
-        proxyUsed: page.proxyUsed,
-      }),
+      metadata: buildMetadata(built.document.metadata ?? {}, patch),
     };
     log.info(
       {
@@ -144,6 +147,29 @@ export class RunScrapeUseCase {
       },
       'page scraped',
     );
+    if (cached && !outcome.rendered && !outcome.warning && cached.jsonBytes <= PATCHED_INLINE_MAX_BYTES) {
+      // The job row shares the cache entry's gzip (compressed once) and keeps its own metadata beside it.
+      await Promise.all([
+        caching,
+        this.scrapes.insert({
+          id: cmd.jobId,
+          teamId: cmd.teamId,
+          url: o.url,
+          status: 'completed',
+          statusCode: page.status,
+          documentGz: cached.gz,
+          documentBytes: cached.gz.length,
+          metadataPatch: patch,
+          creditsUsed: credits,
+          cacheHit: false,
+          proxyUsed: page.proxyUsed,
+          zeroDataRetention: false,
+          retainMs: this.settings.retentionMs,
+        }),
+      ]);
+      return { creditsUsed: credits, cacheHit: false, document };
+    }
+    await caching;
     return this.delivery.deliver({
       teamId: cmd.teamId,
       jobId: cmd.jobId,
