@@ -81,7 +81,7 @@ export class CreditBlocks {
     options: CreditBlocksOptions,
   ) {
     this.opts = {
-      flushIntervalMs: 20,
+      flushIntervalMs: 100,
       maxBatch: 1000,
       idleCloseMs: 5_000,
       renewEveryMs: 30_000,
@@ -262,7 +262,7 @@ export class CreditBlocks {
       )
       .finally(() => {
         block.reporting = undefined;
-        // After a failure the housekeeping tick (once a second) retries, not the 20 ms flush.
+        // After a failure the housekeeping tick (once a second) retries, not the regular flush.
         if (block.usage.length > 0 && block.failures === 0) this.scheduleFlush();
       });
     return block.reporting;
