@@ -1,32 +1,21 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { startNats, type RunningServer } from '@wds/local-infra';
-import { ErrorCode, RPC, ServiceError } from '@wds/contracts';
-import { createTestDatabase } from '@wds/testing';
-import { bootstrapService, type RunningService } from '@wds/service-kit';
-import { AppModule } from '../src/app.module';
-import { BillingConfig } from '../src/config';
+import { ErrorCode, RPC } from '@wds/contracts';
 import { ReservationSweeper } from '../src/ledger/reservation-sweeper';
+import { rejection, startBilling, type BillingHarness } from './support/billing-harness';
 
 jest.setTimeout(60_000);
 
 describe('credit blocks over NATS (real PostgreSQL + NATS)', () => {
-  let db: { url: string; drop: () => Promise<void> };
-  let billing: RunningService<BillingConfig>;
-  // A private NATS: suites run in parallel and a billing queue group shared with other suites
-  // would answer some of these requests from another database.
-  let nats: RunningServer;
-  let natsDir: string;
+  let h: BillingHarness;
+  let billing: BillingHarness['service'];
 
   const call = <D extends (typeof RPC)[keyof typeof RPC]>(
     def: D,
     payload: Parameters<typeof billing.messaging.request<D>>[1],
   ) => billing.messaging.request(def, payload);
+  const grant = (teamId: string, amount: number) => h.grant(teamId, amount);
+  const balance = (teamId: string) => h.balance(teamId);
 
-  const grant = (teamId: string, amount: number) =>
-    call(RPC.creditsGrant, { teamId, amount, reason: 'test', idempotencyKey: randomUUID() });
   const take = (teamId: string, amount: number, minimum = 1) =>
     call(RPC.creditsBlockTake, { teamId, amount, minimum, holder: 'test' });
   const report = (reservationId: string, usage: [string, number][], close = false) =>
@@ -35,36 +24,12 @@ describe('credit blocks over NATS (real PostgreSQL + NATS)', () => {
       usage: usage.map(([key, amount]) => ({ key, amount, endpoint: 'scrape' as const })),
       close,
     });
-  const balance = async (teamId: string) => (await call(RPC.creditsBalance, { teamId })).balance;
-
-  async function rejection(p: Promise<unknown>): Promise<ServiceError> {
-    try {
-      await p;
-    } catch (err) {
-      return err as ServiceError;
-    }
-    throw new Error('expected a rejection');
-  }
 
   beforeAll(async () => {
-    natsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-billing-blocks-nats-'));
-    nats = await startNats({ dataDir: natsDir });
-    db = await createTestDatabase('billing');
-    billing = await bootstrapService({
-      kind: 'billing',
-      module: AppModule,
-      configSchema: BillingConfig,
-      migrations: { schema: 'billing', dir: path.join(__dirname, '..', 'migrations') },
-      env: { NATS_URL: nats.url, DATABASE_URL: db.url, LOG_LEVEL: 'warn', HEALTH_HOST: '127.0.0.1' },
-    });
+    h = await startBilling();
+    billing = h.service;
   });
-
-  afterAll(async () => {
-    await billing?.stop();
-    await db?.drop();
-    await nats?.stop();
-    if (natsDir) fs.rmSync(natsDir, { recursive: true, force: true });
-  });
+  afterAll(() => h?.stop());
 
   it('grants exactly what one request needs while the balance is under 1,000', async () => {
     const team = randomUUID();
@@ -82,13 +47,24 @@ describe('credit blocks over NATS (real PostgreSQL + NATS)', () => {
     await grant(team, 8_000);
     const block = await take(team, 5_000, 1);
     expect(block).toMatchObject({ granted: 1_000, balance: 7_000 });
-    expect(await report(block.reservationId, [['req:a', 1], ['req:b', 5], ['req:a', 1]])).toMatchObject({
+    expect(
+      await report(block.reservationId, [
+        ['req:a', 1],
+        ['req:b', 5],
+        ['req:a', 1],
+      ]),
+    ).toMatchObject({
       recorded: 6,
       used: 6,
       open: true,
     });
     // A retried report (its reply was lost) and a retried request are not charged again.
-    expect(await report(block.reservationId, [['req:b', 5], ['req:c', 2]])).toMatchObject({
+    expect(
+      await report(block.reservationId, [
+        ['req:b', 5],
+        ['req:c', 2],
+      ]),
+    ).toMatchObject({
       recorded: 2,
       used: 8,
     });
@@ -151,9 +127,7 @@ describe('credit blocks over NATS (real PostgreSQL + NATS)', () => {
     const team = randomUUID();
     await grant(team, 30);
     const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => take(team, 5, 2)));
-    const granted = outcomes
-      .filter((o): o is PromiseFulfilledResult<{ granted: number }> => o.status === 'fulfilled')
-      .reduce((sum, o) => sum + o.value.granted, 0);
+    const granted = outcomes.reduce((sum, o) => sum + (o.status === 'fulfilled' ? o.value.granted : 0), 0);
     expect(granted).toBe(30);
     const { rows } = await billing.database.query<{ balance: string }>(
       'SELECT balance FROM billing.accounts WHERE team_id = $1',

@@ -1,64 +1,29 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { startNats, type RunningServer } from '@wds/local-infra';
 import { ErrorCode, RPC, ServiceError } from '@wds/contracts';
-import { createTestDatabase } from '@wds/testing';
-import { bootstrapService, type RunningService } from '@wds/service-kit';
-import { AppModule } from '../src/app.module';
-import { BillingConfig } from '../src/config';
 import { ReservationSweeper } from '../src/ledger/reservation-sweeper';
+import { rejection, startBilling, type BillingHarness } from './support/billing-harness';
 
 jest.setTimeout(60_000);
 
 describe('credits ledger over NATS (real PostgreSQL + NATS)', () => {
-  let db: { url: string; drop: () => Promise<void> };
-  let billing: RunningService<BillingConfig>;
-  // A private NATS: suites run in parallel and a billing queue group shared with other suites
-  // would answer some of these requests from another database.
-  let nats: RunningServer;
-  let natsDir: string;
+  let h: BillingHarness;
+  let billing: BillingHarness['service'];
 
   const call = <D extends (typeof RPC)[keyof typeof RPC]>(
     def: D,
     payload: Parameters<typeof billing.messaging.request<D>>[1],
   ) => billing.messaging.request(def, payload);
+  const grant = (teamId: string, amount: number) => h.grant(teamId, amount);
+  const balance = (teamId: string) => h.balance(teamId);
 
-  const grant = (teamId: string, amount: number) =>
-    call(RPC.creditsGrant, { teamId, amount, reason: 'test', idempotencyKey: randomUUID() });
   const reserve = (teamId: string, requestId: string, amount: number) =>
     call(RPC.creditsReserve, { teamId, requestId, amount, endpoint: 'scrape' });
-  const balance = async (teamId: string) => (await call(RPC.creditsBalance, { teamId })).balance;
-
-  async function rejection(p: Promise<unknown>): Promise<ServiceError> {
-    try {
-      await p;
-    } catch (err) {
-      return err as ServiceError;
-    }
-    throw new Error('expected a rejection');
-  }
 
   beforeAll(async () => {
-    natsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-billing-nats-'));
-    nats = await startNats({ dataDir: natsDir });
-    db = await createTestDatabase('billing');
-    billing = await bootstrapService({
-      kind: 'billing',
-      module: AppModule,
-      configSchema: BillingConfig,
-      migrations: { schema: 'billing', dir: path.join(__dirname, '..', 'migrations') },
-      env: { NATS_URL: nats.url, DATABASE_URL: db.url, LOG_LEVEL: 'warn', HEALTH_HOST: '127.0.0.1' },
-    });
+    h = await startBilling();
+    billing = h.service;
   });
-
-  afterAll(async () => {
-    await billing?.stop();
-    await db?.drop();
-    await nats?.stop();
-    if (natsDir) fs.rmSync(natsDir, { recursive: true, force: true });
-  });
+  afterAll(() => h?.stop());
 
   it('never overdraws under concurrent reservations', async () => {
     const team = randomUUID();

@@ -173,6 +173,11 @@ describe('CreditBlocks', () => {
     await blocks.hold('t1', 1);
     await blocks.hold('t2', 1);
     expect(billing.calls.map((c) => c.payload.teamId)).toEqual(['t1', 't2']);
-    expect(blocks.heldBlocks().map((b) => b.teamId).sort()).toEqual(['t1', 't2']);
+    expect(
+      blocks
+        .heldBlocks()
+        .map((b) => b.teamId)
+        .sort(),
+    ).toEqual(['t1', 't2']);
   });
 });

@@ -53,7 +53,16 @@ export class TakeCreditBlock {
          INSERT INTO billing.ledger_entries (team_id, delta, kind, reason, reservation_id, idempotency_key)
          SELECT $1, -deb.granted, 'reserve', $6, $5::uuid, 'reserve:' || $5::text || ':1' FROM deb)
        SELECT deb.granted, deb.balance, (SELECT expires_at FROM ins) AS expires_at FROM deb`,
-      [cmd.teamId, wanted, cmd.minimum, EXACT_BELOW, id, `block ${cmd.holder}`, MAX_SHARE_DIVISOR, BLOCK_TTL_MS],
+      [
+        cmd.teamId,
+        wanted,
+        cmd.minimum,
+        EXACT_BELOW,
+        id,
+        `block ${cmd.holder}`,
+        MAX_SHARE_DIVISOR,
+        BLOCK_TTL_MS,
+      ],
     );
     const row = res.rows[0];
     if (!row) {

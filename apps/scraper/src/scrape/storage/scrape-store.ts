@@ -63,7 +63,8 @@ export class PgScrapeStore extends ScrapeStore {
     });
   }
 
-  private readonly pending: { record: ScrapeRecord; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private readonly pending: { record: ScrapeRecord; resolve: () => void; reject: (err: unknown) => void }[] =
+    [];
   private flushing = false;
 
   private async flush(): Promise<void> {
