@@ -58,7 +58,9 @@ describe('crawler process (built output)', () => {
     const ready = await fetch(`${healthUrl}/ready`);
     expect(ready.status).toBe(200);
     expect(output).toContain('"service":"crawler"');
-    expect(output).toContain('"applied":["0001_init.sql","0002_crawl_jobs.sql"]');
+    expect(output).toContain(
+      '"applied":["0001_init.sql","0003_job_tables.sql","0004_team_slots.sql","0005_job_reopen.sql"]',
+    );
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

@@ -5,3 +5,6 @@ export * from './page-dispatcher';
 export * from './page-runner';
 export * from './job-queries';
 export * from './job-watchdog';
+export * from './job-reader';
+export * from './team-gate';
+export * from './team-wake';

@@ -43,9 +43,12 @@ export class JobEvents {
     private readonly jobKind: 'crawl' | 'batch',
   ) {}
 
+  /** A reopened job's later rounds get their own webhookIds: their `completed` is a new event. */
   async lifecycle(job: JobRow, kind: Exclude<WebhookEventKind, 'page'>, error?: string): Promise<void> {
     const success = kind !== 'failed';
-    await this.send(job, kind, stableUuid(job.id, kind), { success, data: [], ...(error ? { error } : {}) });
+    const webhookId =
+      job.reopened > 0 ? stableUuid(job.id, kind, `round:${job.reopened}`) : stableUuid(job.id, kind);
+    await this.send(job, kind, webhookId, { success, data: [], ...(error ? { error } : {}) });
   }
 
   async page(job: JobRow, input: PageEventInput): Promise<void> {

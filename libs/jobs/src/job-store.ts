@@ -1,12 +1,19 @@
 import type { Queryable } from '@wds/database';
+import { JobReader, type TxRunner } from './job-reader';
+import { JOB_COLUMNS, toJob, type RawJob } from './job-rows';
 import type { JobStatus, JobRow, NewJob, PageCandidate, ClaimedPage, PageResult } from './job.types';
+import { TeamGate, type TeamWaker, type WakeTarget } from './team-gate';
 
 /** Pages handed back per claim at most, whatever the job's concurrency. */
 const MAX_CLAIM = 500;
+/** How long a job's team slots count without a renewal by its service's watchdog. */
+export const DEFAULT_TEAM_LEASE_MS = 120_000;
 
-interface TxRunner {
-  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
-  query: Queryable['query'];
+export interface JobStoreOptions {
+  /** Told after each commit which jobs of the team should claim freed slots (see TeamWake). */
+  teamWaker?: TeamWaker;
+  /** Lease of a job's team slots; must exceed the watchdog interval several times over. */
+  teamLeaseMs?: number;
 }
 
 export interface FinishOutcome {
@@ -16,6 +23,8 @@ export interface FinishOutcome {
   dispatch: ClaimedPage[];
   /** Set when this transaction ended the job. */
   finished?: 'completed';
+  /** The job as this transaction left it; set with `finished` (its events need the current round). */
+  job?: JobRow;
   /** Completion sequence of a stored document. */
   seq?: number;
 }
@@ -24,28 +33,33 @@ export interface AddOutcome {
   inserted: number;
   dispatch: ClaimedPage[];
   finished?: 'completed';
+  /** The job as this transaction left it (set with `finished`, `reopened`, and by claim/reconcile). */
+  job?: JobRow;
+  /** True when a completed job took new pages and runs again. */
+  reopened?: boolean;
 }
 
+type Waking = { wake: WakeTarget[] };
+type Settled = { dispatch: ClaimedPage[]; finished?: 'completed'; job: JobRow; wake: WakeTarget[] };
+
 /**
- * The frontier, the visited set and the counters of page jobs, in PostgreSQL (tables described in
- * libs/jobs/README.md, in the owning service's schema). Every change to a job's pages happens in
- * a transaction that first locks the job row, so the page limit is exact, a URL is visited once
- * per job (primary key (job_id, url_key)), `inflight` never exceeds the job's concurrency, and the
- * job completes exactly when its last page finishes.
+ * The frontier, the visited set and the counters of page jobs, in PostgreSQL (tables in
+ * libs/jobs/sql, in the owning service's schema). Every change to a job's pages happens in a
+ * transaction that first locks the job row, so the page limit is exact, a URL is visited once per
+ * job (primary key (job_id, url_key)), `inflight` never exceeds the job's concurrency nor the
+ * team's pages in flight the team limit (TeamGate), and the job completes exactly when its last
+ * page finishes.
  */
-export class JobStore {
-  private readonly jobs: string;
-  private readonly pages: string;
-  private readonly blocked: string;
+export class JobStore extends JobReader {
+  private readonly gate: TeamGate;
 
   constructor(
-    private readonly db: TxRunner,
+    db: TxRunner,
     schema: string,
+    private readonly opts: JobStoreOptions = {},
   ) {
-    if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
-    this.jobs = `${schema}.jobs`;
-    this.pages = `${schema}.job_pages`;
-    this.blocked = `${schema}.job_blocked`;
+    super(db, schema);
+    this.gate = new TeamGate(opts.teamLeaseMs ?? DEFAULT_TEAM_LEASE_MS);
   }
 
   async create(job: NewJob): Promise<void> {
@@ -68,37 +82,46 @@ export class JobStore {
         job.retentionMs,
       ],
     );
-  }
-
-  async get(jobId: string): Promise<JobRow | undefined> {
-    const { rows } = await this.db.query<RawJob>(`SELECT ${JOB_COLUMNS} FROM ${this.jobs} WHERE id = $1`, [
-      jobId,
-    ]);
-    return rows[0] ? toJob(rows[0]) : undefined;
-  }
-
-  /** Whether the page still waits for its result (queued or dispatched). */
-  async isPending(jobId: string, urlKey: string): Promise<boolean> {
-    const { rows } = await this.db.query<{ status: string }>(
-      `SELECT status FROM ${this.pages} WHERE job_id = $1 AND url_key = $2`,
-      [jobId, urlKey],
-    );
-    return rows[0]?.status === 'dispatched' || rows[0]?.status === 'queued';
+    if (job.teamConcurrency !== undefined) {
+      await this.gate.setLimit(this.db, job.teamId, Math.max(1, job.teamConcurrency));
+    }
   }
 
   /**
    * Adds pages to the job (the start pages, or links found on a page) within its limit, marks it
    * seeded when asked, and claims pages to dispatch. Only URLs whose key is new are inserted.
+   * With `reopen`, a completed job that gets new pages runs again (status `scraping`, one more
+   * round, retention extended to at least `retentionMs` from now).
    */
   async addPages(
     jobId: string,
     candidates: readonly PageCandidate[],
-    opts: { seeded?: boolean; blocked?: readonly string[]; robotsTxt?: string | null } = {},
+    opts: {
+      seeded?: boolean;
+      blocked?: readonly string[];
+      robotsTxt?: string | null;
+      reopen?: { retentionMs: number };
+    } = {},
   ): Promise<AddOutcome> {
-    return this.db.tx(async (q) => {
-      const job = await this.lock(q, jobId);
-      if (!job || job.status !== 'scraping') return { inserted: 0, dispatch: [] };
-      const inserted = await this.insertCandidates(q, job, candidates);
+    return this.withWake<AddOutcome & Waking>(async (q) => {
+      const locked = await this.lock(q, jobId);
+      const reopen = locked?.status === 'completed' ? opts.reopen : undefined;
+      const reopening = reopen !== undefined;
+      if (!locked || (locked.status !== 'scraping' && !reopening)) {
+        return { inserted: 0, dispatch: [], wake: [] };
+      }
+      const inserted = await this.insertCandidates(q, locked, candidates);
+      if (reopening && inserted === 0) return { inserted: 0, dispatch: [], wake: [] };
+      let job = locked;
+      if (reopen) {
+        const { rows } = await q.query<RawJob>(
+          `UPDATE ${this.jobs} SET status = 'scraping', finished_at = NULL, reopened = reopened + 1,
+             expires_at = greatest(expires_at, now() + $2 * interval '1 millisecond')
+           WHERE id = $1 RETURNING ${JOB_COLUMNS}`,
+          [jobId, reopen.retentionMs],
+        );
+        job = toJob(rows[0]);
+      }
       if (opts.blocked?.length) await this.insertBlocked(q, jobId, opts.blocked);
       const seeded = job.seeded || opts.seeded === true;
       await q.query(
@@ -107,9 +130,15 @@ export class JobStore {
          WHERE id = $1`,
         [jobId, inserted, seeded, opts.robotsTxt !== undefined, opts.robotsTxt ?? null],
       );
-      const state = { ...job, seeded, discovered: job.discovered + inserted };
-      const { dispatch, finished } = await this.claimAndSettle(q, state);
-      return { inserted, dispatch, finished };
+      const s = await this.claimAndSettle(q, { ...job, seeded, discovered: job.discovered + inserted });
+      return {
+        inserted,
+        dispatch: s.dispatch,
+        finished: s.finished,
+        wake: s.wake,
+        ...(s.finished || reopening ? { job: s.job } : {}),
+        ...(reopening ? { reopened: true } : {}),
+      };
     });
   }
 
@@ -125,9 +154,9 @@ export class JobStore {
     discovered: readonly PageCandidate[] = [],
     blocked: readonly string[] = [],
   ): Promise<FinishOutcome> {
-    return this.db.tx(async (q) => {
+    return this.withWake<FinishOutcome & Waking>(async (q) => {
       const job = await this.lock(q, jobId);
-      if (!job) return { applied: false, dispatch: [] };
+      if (!job) return { applied: false, dispatch: [], wake: [] };
       const ok = result.kind === 'done';
       const seq = ok ? job.succeeded + 1 : null;
       const upd = await q.query(
@@ -147,7 +176,7 @@ export class JobStore {
           ok ? null : (result.code ?? null),
         ],
       );
-      if (upd.rowCount === 0) return { applied: false, dispatch: [] };
+      if (upd.rowCount === 0) return { applied: false, dispatch: [], wake: [] };
       let inserted = 0;
       if (job.status === 'scraping') {
         inserted = await this.insertCandidates(q, job, discovered);
@@ -159,23 +188,29 @@ export class JobStore {
          WHERE id = $1`,
         [jobId, inserted, ok ? 1 : 0, ok ? 0 : 1, result.credits],
       );
-      const state: JobRow = {
+      const s = await this.claimAndSettle(q, {
         ...job,
         discovered: job.discovered + inserted,
         succeeded: job.succeeded + (ok ? 1 : 0),
         failed: job.failed + (ok ? 0 : 1),
         inflight: Math.max(job.inflight - 1, 0),
+      });
+      return {
+        applied: true,
+        dispatch: s.dispatch,
+        finished: s.finished,
+        wake: s.wake,
+        ...(s.finished ? { job: s.job } : {}),
+        seq: seq ?? undefined,
       };
-      const { dispatch, finished } = await this.claimAndSettle(q, state);
-      return { applied: true, dispatch, finished, seq: seq ?? undefined };
     });
   }
 
   /** Ends a running job (cancel, out of credits, watchdog); false when it had already ended. */
   async end(jobId: string, status: Exclude<JobStatus, 'scraping'>, error?: string): Promise<boolean> {
-    return this.db.tx(async (q) => {
+    const { ended } = await this.withWake<{ ended: boolean } & Waking>(async (q) => {
       const job = await this.lock(q, jobId);
-      if (!job || job.status !== 'scraping') return false;
+      if (!job || job.status !== 'scraping') return { ended: false, wake: [] };
       await q.query(
         `UPDATE ${this.jobs} SET status = $2, error = COALESCE($3, error), finished_at = now(), inflight = 0
          WHERE id = $1`,
@@ -187,111 +222,26 @@ export class JobStore {
          WHERE job_id = $1 AND status IN ('queued', 'dispatched')`,
         [jobId],
       );
-      return true;
+      return { ended: true, wake: await this.gate.update(q, job, 'ended') };
     });
+    return ended;
   }
 
-  /** Pages of a job in completion order after `skip`, within `maxBytes` of inline JSON. */
-  async readDocuments(
-    jobId: string,
-    opts: { skip: number; limit: number; maxBytes: number; inlineMax: number },
-  ): Promise<{ seq: number; bytes: number; json?: string }[]> {
-    // Running total of inline bytes decides where the reply ends; the first row always fits.
-    const { rows } = await this.db.query<{ seq: number; bytes: number; json: string | null }>(
-      `SELECT seq, bytes, json FROM (
-         SELECT done_seq AS seq, doc_bytes AS bytes,
-                CASE WHEN doc_bytes <= $5 THEN document END AS json,
-                sum(CASE WHEN doc_bytes <= $5 THEN doc_bytes ELSE 0 END) OVER (ORDER BY done_seq) AS running
-         FROM ${this.pages}
-         WHERE job_id = $1 AND done_seq > $2 AND done_seq <= $2 + $3
-       ) t
-       WHERE running <= $4 OR seq = $2 + 1
-       ORDER BY seq`,
-      [jobId, opts.skip, opts.limit, opts.maxBytes, opts.inlineMax],
-    );
-    return rows.map((r) => ({ seq: r.seq, bytes: r.bytes, ...(r.json !== null ? { json: r.json } : {}) }));
-  }
-
-  /** A byte range of one stored document (UTF-8). */
-  async readDocumentBytes(
-    jobId: string,
-    seq: number,
-    offset: number,
-    length: number,
-  ): Promise<Buffer | null> {
-    const { rows } = await this.db.query<{ part: Buffer | null }>(
-      `SELECT substring(convert_to(document, 'UTF8') FROM $3 FOR $4) AS part
-       FROM ${this.pages} WHERE job_id = $1 AND done_seq = $2`,
-      [jobId, seq, offset + 1, length],
-    );
-    return rows[0]?.part ?? null;
-  }
-
-  async errors(
-    jobId: string,
-    limit = 1000,
-  ): Promise<{
-    pages: { id: string; url: string; error: string; code: string | null; at: Date }[];
-    blocked: string[];
-  }> {
-    const pages = await this.db.query<{
-      id: string;
-      url: string;
-      error: string;
-      code: string | null;
-      at: Date;
-    }>(
-      `SELECT id::text AS id, url, error, error_code AS code, finished_at AS at FROM ${this.pages}
-       WHERE job_id = $1 AND status = 'failed' ORDER BY id LIMIT $2`,
-      [jobId, limit],
-    );
-    const blocked = await this.db.query<{ url: string }>(
-      `SELECT url FROM ${this.blocked} WHERE job_id = $1 ORDER BY url LIMIT $2`,
-      [jobId, limit],
-    );
-    return { pages: pages.rows, blocked: blocked.rows.map((r) => r.url) };
-  }
-
-  async active(teamId: string, kind: string): Promise<JobRow[]> {
-    const { rows } = await this.db.query<RawJob>(
-      `SELECT ${JOB_COLUMNS} FROM ${this.jobs}
-       WHERE team_id = $1 AND kind = $2 AND status = 'scraping' ORDER BY created_at LIMIT 1000`,
-      [teamId, kind],
-    );
-    return rows.map(toJob);
-  }
-
-  /** Dispatched pages whose task may be lost (published long ago, never finished). */
-  async stalledDispatches(olderThanMs: number, limit = 500): Promise<ClaimedPage[]> {
-    const { rows } = await this.db.query<ClaimedPage & { teamId: string }>(
-      `UPDATE ${this.pages} p SET dispatched_at = now(), dispatches = p.dispatches + 1
-       FROM ${this.jobs} j
-       WHERE j.id = p.job_id AND j.status = 'scraping' AND (p.job_id, p.url_key) IN (
-         SELECT job_id, url_key FROM ${this.pages}
-         WHERE status = 'dispatched' AND dispatched_at < now() - $1 * interval '1 millisecond'
-         ORDER BY dispatched_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING p.job_id AS "jobId", j.team_id AS "teamId", p.url_key AS "urlKey", p.url, p.depth`,
-      [olderThanMs, limit],
-    );
-    return rows;
-  }
-
-  /** Running jobs without progress for `idleMs`, oldest first. */
-  async idleJobs(idleMs: number, limit = 100): Promise<JobRow[]> {
-    const { rows } = await this.db.query<RawJob>(
-      `SELECT ${JOB_COLUMNS} FROM ${this.jobs}
-       WHERE status = 'scraping' AND progressed_at < now() - $1 * interval '1 millisecond'
-       ORDER BY progressed_at LIMIT $2`,
-      [idleMs, limit],
-    );
-    return rows.map(toJob);
+  /** Claims what the job may dispatch now (after a team wake-up, or the watchdog's poll). */
+  async claim(jobId: string): Promise<AddOutcome> {
+    return this.withWake<AddOutcome & Waking>(async (q) => {
+      const job = await this.lock(q, jobId);
+      if (!job || job.status !== 'scraping') return { inserted: 0, dispatch: [], wake: [] };
+      const s = await this.claimAndSettle(q, job);
+      return { inserted: 0, ...s };
+    });
   }
 
   /** Re-evaluates a job's queue and completion (the watchdog's repair step). */
   async reconcile(jobId: string): Promise<AddOutcome> {
-    return this.db.tx(async (q) => {
+    return this.withWake<AddOutcome & Waking>(async (q) => {
       const job = await this.lock(q, jobId);
-      if (!job || job.status !== 'scraping') return { inserted: 0, dispatch: [] };
+      if (!job || job.status !== 'scraping') return { inserted: 0, dispatch: [], wake: [] };
       const { rows } = await q.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM ${this.pages} WHERE job_id = $1 AND status = 'dispatched'`,
         [jobId],
@@ -300,19 +250,43 @@ export class JobStore {
       if (inflight !== job.inflight) {
         await q.query(`UPDATE ${this.jobs} SET inflight = $2 WHERE id = $1`, [jobId, inflight]);
       }
-      const { dispatch, finished } = await this.claimAndSettle(q, { ...job, inflight });
-      return { inserted: 0, dispatch, finished };
+      const s = await this.claimAndSettle(q, { ...job, inflight });
+      return { inserted: 0, dispatch: s.dispatch, finished: s.finished, wake: s.wake, job: s.job };
     });
+  }
+
+  /** Renews the team-slot leases of this schema's running jobs (each watchdog pass). */
+  async renewTeamLeases(): Promise<void> {
+    await this.gate.renew(this.db, this.jobs);
+  }
+
+  /** Running jobs of this schema held back by their team's limit, longest waiting first. */
+  async teamWaiting(limit = 100): Promise<string[]> {
+    return this.gate.waiting(this.db, this.jobs, limit);
   }
 
   /** Deletes jobs past their retention, pages and documents with them; returns how many. */
   async purgeExpired(limit = 100): Promise<number> {
-    const { rowCount } = await this.db.query(
+    const { rows } = await this.db.query<{ id: string }>(
       `DELETE FROM ${this.jobs} WHERE id IN (
-         SELECT id FROM ${this.jobs} WHERE expires_at < now() ORDER BY expires_at LIMIT $1)`,
+         SELECT id FROM ${this.jobs} WHERE expires_at < now() ORDER BY expires_at LIMIT $1)
+       RETURNING id`,
       [limit],
     );
-    return rowCount ?? 0;
+    await this.gate.forget(
+      this.db,
+      rows.map((r) => r.id),
+    );
+    return rows.length;
+  }
+
+  /** Runs `fn` in a transaction and hands its wake-ups to the waker once it has committed. */
+  private async withWake<T extends { wake: WakeTarget[] }>(
+    fn: (q: Queryable) => Promise<T>,
+  ): Promise<Omit<T, 'wake'>> {
+    const { wake, ...rest } = await this.db.tx(fn);
+    if (wake.length) this.opts.teamWaker?.wake(wake);
+    return rest;
   }
 
   private async lock(q: Queryable, jobId: string): Promise<JobRow | undefined> {
@@ -354,23 +328,20 @@ export class JobStore {
     );
   }
 
-  /** Claims queued pages up to the concurrency and completes the job when nothing is left. */
-  private async claimAndSettle(
-    q: Queryable,
-    job: JobRow,
-  ): Promise<{ dispatch: ClaimedPage[]; finished?: 'completed' }> {
-    if (job.status !== 'scraping') return { dispatch: [] };
-    const free = Math.min(job.concurrency - job.inflight, MAX_CLAIM);
+  /**
+   * Claims queued pages up to the job's concurrency and what the team limit allows, records the
+   * job's team slots, and completes the job when nothing is left.
+   */
+  private async claimAndSettle(q: Queryable, job: JobRow): Promise<Settled> {
+    if (job.status !== 'scraping') return { dispatch: [], job, wake: [] };
+    const queued = job.discovered - job.succeeded - job.failed - job.inflight;
+    const want = Math.min(job.concurrency - job.inflight, queued, MAX_CLAIM);
     let dispatch: ClaimedPage[] = [];
-    if (free > 0) {
-      const { rows } = await q.query<{ urlKey: string; url: string; depth: number }>(
-        `UPDATE ${this.pages} SET status = 'dispatched', dispatched_at = now(), dispatches = dispatches + 1
-         WHERE job_id = $1 AND url_key IN (
-           SELECT url_key FROM ${this.pages} WHERE job_id = $1 AND status = 'queued' ORDER BY depth, id LIMIT $2)
-         RETURNING url_key AS "urlKey", url, depth`,
-        [job.id, free],
-      );
-      dispatch = rows.map((r) => ({ jobId: job.id, teamId: job.teamId, ...r }));
+    let claimWake: WakeTarget[] | undefined;
+    if (want > 0) {
+      const claimed = await this.gate.claim(q, job, want, this.pages);
+      dispatch = claimed.pages.map((p) => ({ jobId: job.id, teamId: job.teamId, ...p }));
+      claimWake = claimed.wake;
     }
     const inflight = job.inflight + dispatch.length;
     const done = job.seeded && inflight === 0 && job.succeeded + job.failed >= job.discovered;
@@ -381,62 +352,10 @@ export class JobStore {
        WHERE id = $1`,
       [job.id, inflight, done],
     );
-    return { dispatch, finished: done ? 'completed' : undefined };
+    const wake = done
+      ? await this.gate.update(q, job, 'ended')
+      : (claimWake ?? (await this.gate.update(q, job, inflight)));
+    const after: JobRow = { ...job, inflight, ...(done ? { status: 'completed' as const } : {}) };
+    return { dispatch, finished: done ? 'completed' : undefined, job: after, wake };
   }
-}
-
-const JOB_COLUMNS = `id, team_id, kind, status, url, options, page_limit, concurrency, delay_ms, webhook,
-  zero_data_retention, discovered, succeeded, failed, inflight, credits_used, seeded, robots_txt, error,
-  created_at, progressed_at, expires_at`;
-
-interface RawJob {
-  id: string;
-  team_id: string;
-  kind: string;
-  status: JobStatus;
-  url: string;
-  options: Record<string, unknown>;
-  page_limit: number;
-  concurrency: number;
-  delay_ms: number;
-  webhook: Record<string, unknown> | null;
-  zero_data_retention: boolean;
-  discovered: number;
-  succeeded: number;
-  failed: number;
-  inflight: number;
-  credits_used: string;
-  seeded: boolean;
-  robots_txt: string | null;
-  error: string | null;
-  created_at: Date;
-  progressed_at: Date;
-  expires_at: Date;
-}
-
-function toJob(r: RawJob): JobRow {
-  return {
-    id: r.id,
-    teamId: r.team_id,
-    kind: r.kind,
-    status: r.status,
-    url: r.url,
-    options: r.options,
-    pageLimit: r.page_limit,
-    concurrency: r.concurrency,
-    delayMs: r.delay_ms,
-    webhook: r.webhook ?? undefined,
-    zeroDataRetention: r.zero_data_retention,
-    discovered: r.discovered,
-    succeeded: r.succeeded,
-    failed: r.failed,
-    inflight: r.inflight,
-    creditsUsed: Number(r.credits_used),
-    seeded: r.seeded,
-    robotsTxt: r.robots_txt ?? undefined,
-    error: r.error ?? undefined,
-    createdAt: r.created_at,
-    progressedAt: r.progressed_at,
-    expiresAt: r.expires_at,
-  };
 }

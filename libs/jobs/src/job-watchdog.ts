@@ -3,6 +3,7 @@ import type { JobEvents } from './job-events';
 import type { JobStore } from './job-store';
 import type { JobRow } from './job.types';
 import type { PageDispatcher } from './page-dispatcher';
+import { claimAndPublish } from './team-wake';
 
 export interface WatchdogOptions {
   /** How often one pass runs. */
@@ -20,7 +21,8 @@ export interface WatchdogOptions {
 /**
  * Makes every job reach a final status, whatever died where: republishes page tasks lost between
  * a commit and its publish, repairs counters and completion of idle jobs, fails jobs whose work
- * stalled, and deletes jobs past their retention. Safe on every replica (row locks, SKIP LOCKED,
+ * stalled, and deletes jobs past their retention. Also renews the team-slot leases of running
+ * jobs and lets jobs waiting for team slots claim (a wake-up may have been lost). Safe on every replica (row locks, SKIP LOCKED,
  * idempotent steps).
  */
 export class JobWatchdog {
@@ -53,6 +55,12 @@ export class JobWatchdog {
   }
 
   private async sweep(): Promise<void> {
+    // Team slots of running jobs keep counting while a replica of their service is alive.
+    await this.store.renewTeamLeases();
+    // Jobs held back by their team's limit are woken when slots free up; this catches lost wake-ups.
+    for (const jobId of await this.store.teamWaiting()) {
+      await claimAndPublish({ store: this.store, dispatcher: this.dispatcher, events: this.events }, jobId);
+    }
     const stalled = await this.store.stalledDispatches(this.opts.redispatchAfterMs);
     if (stalled.length) {
       this.logger.warn({ pages: stalled.length }, 'republishing page tasks that made no progress');

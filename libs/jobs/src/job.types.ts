@@ -14,6 +14,11 @@ export interface NewJob {
   webhook?: Record<string, unknown>;
   zeroDataRetention: boolean;
   retentionMs: number;
+  /**
+   * The team's limit of pages in flight across all its jobs (crawl and batch together); the
+   * latest job creation sets it for the team. Absent: the team keeps its recorded limit.
+   */
+  teamConcurrency?: number;
 }
 
 export interface JobRow {
@@ -40,6 +45,8 @@ export interface JobRow {
   /** Last time a page finished or pages were added. */
   progressedAt: Date;
   expiresAt: Date;
+  /** Times the job was reopened after it completed (pages appended); each round has its own lifecycle events. */
+  reopened: number;
 }
 
 /** A URL to add to a job; `urlKey` is its de-duplication key (the job visits each key once). */

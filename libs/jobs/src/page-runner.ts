@@ -196,7 +196,7 @@ export class PageRunner {
       success: r.ok,
       ...(r.ok ? { document: r.document, documentBytes: documentJson.length } : { error: r.error }),
     });
-    if (outcome.finished) await this.events.lifecycle(job, 'completed');
+    if (outcome.finished) await this.events.lifecycle(outcome.job ?? job, 'completed');
   }
 
   private async failJob(job: JobRow, reason: string): Promise<void> {
@@ -209,7 +209,8 @@ export class PageRunner {
 
   private async job(jobId: string): Promise<JobRow | undefined> {
     const hit = this.jobCache.get(jobId);
-    if (hit && Date.now() - hit.at < JOB_CACHE_MS) return hit.job;
+    // Only a running job is served from the cache: an ended batch can be reopened by an append.
+    if (hit && hit.job.status === 'scraping' && Date.now() - hit.at < JOB_CACHE_MS) return hit.job;
     const job = await this.store.get(jobId);
     if (this.jobCache.size > 1000) this.jobCache.clear();
     if (job) this.jobCache.set(jobId, { job, at: Date.now() });

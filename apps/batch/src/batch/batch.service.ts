@@ -8,6 +8,8 @@ import {
   JobWatchdog,
   PageDispatcher,
   PageRunner,
+  TeamWake,
+  DEFAULT_TEAM_LEASE_MS,
   type JobRow,
 } from '@wds/jobs';
 import { Messaging } from '@wds/messaging';
@@ -35,6 +37,7 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
   private readonly dispatcher: PageDispatcher;
   private readonly runner: PageRunner;
   private readonly watchdog: JobWatchdog;
+  private readonly teamWake: TeamWake;
 
   constructor(
     private readonly messaging: Messaging,
@@ -42,7 +45,13 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(APP_CONFIG) private readonly config: BatchConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.store = new JobStore(database, 'batch');
+    // Team slots are shared with the team's crawls; wake-ups reach whichever service runs a job.
+    this.teamWake = new TeamWake(messaging, logger);
+    this.store = new JobStore(database, 'batch', {
+      teamWaker: this.teamWake,
+      // The watchdog renews the leases of running jobs: several passes fit in one lease.
+      teamLeaseMs: Math.max(DEFAULT_TEAM_LEASE_MS, 4 * config.WDS_BATCH_WATCHDOG_INTERVAL_MS),
+    });
     this.events = new JobEvents(messaging, 'batch');
     this.dispatcher = new PageDispatcher(messaging, BATCH_WORK.page, 'batch');
     this.runner = new PageRunner(messaging, this.store, logger, {
@@ -70,12 +79,14 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
     });
     this.messaging.serve(BATCH_RPC.create, (req) => create.execute(req));
     new JobQueries(this.messaging, this.store, this.events, { kind: 'batch', rpcs: BATCH_RPC }).serve();
+    this.teamWake.serve('batch', { store: this.store, dispatcher: this.dispatcher, events: this.events });
     await this.runner.start();
     this.watchdog.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.watchdog.stop();
+    await this.teamWake.stop();
     await this.runner.stop();
     this.logger.info('batch workers stopped');
   }

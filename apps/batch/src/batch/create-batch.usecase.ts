@@ -12,9 +12,10 @@ export interface BatchRetention {
 }
 
 /**
- * Records a batch with its pages and publishes the first page tasks, or adds URLs to a running
- * batch (`appendToId`). The batch id comes from the gateway and page keys are the URLs, so a
- * retried request adds nothing twice.
+ * Records a batch with its pages and publishes the first page tasks, or adds URLs to a batch
+ * (`appendToId`): a running one, or a completed one, which runs again (status `scraping`, `total`
+ * grows, a new `batch_scrape.completed` when the new pages are done). The batch id comes from the
+ * gateway and page keys are the URLs, so a retried request adds nothing twice.
  */
 export class CreateBatchUseCase {
   constructor(
@@ -42,6 +43,7 @@ export class CreateBatchUseCase {
       webhook: cmd.webhook as Record<string, unknown> | undefined,
       zeroDataRetention: cmd.zeroDataRetention,
       retentionMs: cmd.zeroDataRetention ? this.retention.zdrRetentionMs : this.retention.retentionMs,
+      teamConcurrency: cmd.teamConcurrency,
     });
     const job = await this.store.get(cmd.batchId);
     if (!job) throw new ServiceError(ErrorCode.INTERNAL, 'The batch was not recorded');
@@ -69,15 +71,27 @@ export class CreateBatchUseCase {
         'appendToId: the scrape options differ from those of the batch; appended URLs are scraped with the batch options, so send the same options',
       );
     }
-    const ended = () =>
+    // A completed batch is reopened by new URLs (Firecrawl appends to the batch whatever its
+    // state); a cancelled or failed one stays ended, so nothing runs again behind a stop.
+    const ended = (status: string) =>
       new ServiceError(
         ErrorCode.CONFLICT,
-        `The batch scrape job has already ended (${job.status}); start a new one`,
+        `The batch scrape job has ended (${status}) and cannot take more URLs; start a new one`,
       );
-    if (job.status !== 'scraping') throw ended();
-    const outcome = await this.store.addPages(job.id, pageCandidates(cmd.urls));
+    if (job.status !== 'scraping' && job.status !== 'completed') throw ended(job.status);
+    const outcome = await this.store.addPages(job.id, pageCandidates(cmd.urls), {
+      reopen: {
+        retentionMs: job.zeroDataRetention ? this.retention.zdrRetentionMs : this.retention.retentionMs,
+      },
+    });
     await this.dispatcher.publish(outcome.dispatch);
-    if (outcome.inserted === 0 && (await this.store.get(job.id))?.status !== 'scraping') throw ended();
+    if (outcome.finished && outcome.job) await this.events.lifecycle(outcome.job, 'completed');
+    if (outcome.inserted === 0) {
+      // Nothing new (a retried append, or URLs already in the batch): fine unless the batch was
+      // stopped meanwhile.
+      const now = await this.store.get(job.id);
+      if (now && now.status !== 'scraping' && now.status !== 'completed') throw ended(now.status);
+    }
     return { id: job.id, added: outcome.inserted };
   }
 }

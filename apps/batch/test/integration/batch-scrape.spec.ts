@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { startCountingSite, type CountingSite } from '../support/counting-site';
 import {
   buildServices,
   sourcesOf,
@@ -8,30 +9,41 @@ import {
   type Team,
 } from '../support/batch-stack';
 
-/** Short ack wait and watchdog periods, so a killed worker's pages come back within seconds. */
+/**
+ * Short ack wait and watchdog periods, so a killed worker's pages come back within seconds; that
+ * includes pages claimed by a transaction that committed just before the SIGKILL whose tasks were
+ * never published (the watchdog republishes them after the redispatch delay).
+ */
 const WORKER_ENV = {
   WDS_BATCH_ACK_WAIT_MS: '5000',
   WDS_BATCH_WATCHDOG_INTERVAL_MS: '500',
   WDS_BATCH_RECONCILE_MS: '5000',
+  WDS_BATCH_REDISPATCH_MS: '8000',
 };
+const CRAWLER_ENV = { WDS_CRAWL_WATCHDOG_INTERVAL_MS: '500' };
+/** Pages of the crawl that shares its team's limit with a batch (plus its start page). */
+const CRAWL_LINKS = 16;
 
 describe('batch scrape through the gateway (real gateway, billing, scraper and batch processes)', () => {
   let stack: BatchStack;
   let worker: ServiceChild;
   let team: Team;
+  let counting: CountingSite;
   const page = (p: string) => `${stack.site.url}${p}`;
   const create = (json: Record<string, unknown>, key = team.apiKey) =>
     stack.call('POST', '/v2/batch/scrape', { key, json });
 
   beforeAll(async () => {
     buildServices();
-    stack = await startBatchStack();
+    counting = await startCountingSite(300, CRAWL_LINKS);
+    stack = await startBatchStack({ allowPorts: [counting.port] });
     worker = await stack.spawnService('batch', WORKER_ENV);
     team = await stack.team();
   }, 240_000);
 
   afterAll(async () => {
     await stack?.stop();
+    await counting?.close();
   }, 60_000);
 
   it('scrapes every URL once, completes, and charges one credit per page', async () => {
@@ -130,8 +142,26 @@ describe('batch scrape through the gateway (real gateway, billing, scraper and b
     const { docs } = await stack.allDocuments(team.apiKey, id);
     expect(sourcesOf(docs)).toEqual(['/article', '/meta', '/slow?ms=1200&n=a', '/slow?ms=1200&n=b']);
 
-    const late = await create({ urls: [page('/docs')], appendToId: id });
-    expect(late.status).toBe(409);
+    // Appending to a completed batch reopens it: the new pages run, `total` grows, and a second
+    // batch_scrape.completed (its own webhookId) follows.
+    const late = await create({ urls: [page('/slow?ms=800&n=late'), page('/article')], appendToId: id });
+    expect(late.status).toBe(200);
+    expect(late.body.id).toBe(id);
+    const running = await stack.call('GET', `/v2/batch/scrape/${id}?limit=1`, { key: team.apiKey });
+    expect(running.body).toMatchObject({ status: 'scraping', total: 5 });
+    const again = await stack.waitEnded(team.apiKey, id);
+    expect(again).toMatchObject({ status: 'completed', total: 5, completed: 5, creditsUsed: 5 });
+    const completions = () => stack.events.filter((e) => e.id === id && e.type === 'batch_scrape.completed');
+    for (const until = Date.now() + 5000; completions().length < 2 && Date.now() < until;) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const done = completions();
+    expect(done).toHaveLength(2);
+    expect(done[0].webhookId).not.toBe(done[1].webhookId);
+    // The same append again (a client retry) adds nothing and leaves the batch completed.
+    const retried = await create({ urls: [page('/slow?ms=800&n=late')], appendToId: id });
+    expect(retried.status).toBe(200);
+    expect(await stack.waitEnded(team.apiKey, id)).toMatchObject({ status: 'completed', total: 5 });
   }, 60_000);
 
   it('cancels a running batch; a second cancel is a conflict', async () => {
@@ -146,7 +176,57 @@ describe('batch scrape through the gateway (real gateway, billing, scraper and b
     expect(status.body.completed).toBeLessThanOrEqual(1);
     const again = await stack.call('DELETE', `/v2/batch/scrape/${res.body.id}`, { key: team.apiKey });
     expect(again.status).toBe(409);
+    // A cancelled batch stays stopped: appending to it is a conflict.
+    const append = await create({ urls: [page('/meta')], appendToId: res.body.id });
+    expect(append.status).toBe(409);
+    expect(append.body.error).toContain('cancelled');
   }, 60_000);
+
+  it('keeps a crawl and a batch of one team within the team limit together, serving both in turn', async () => {
+    const crawler = await stack.spawnService('crawler', CRAWLER_ENV);
+    const owner = await stack.team({ maxConcurrency: 2 });
+    const crawl = await stack.call('POST', '/v2/crawl', {
+      key: owner.apiKey,
+      json: { url: `${counting.url}/c/`, limit: CRAWL_LINKS + 1, sitemap: 'skip' },
+    });
+    expect(crawl.status).toBe(200);
+    // The start page is read, its links are queued and two of them are being fetched.
+    for (const until = Date.now() + 20_000; ;) {
+      if (counting.fetches.filter((f) => f.path.startsWith('/c/p')).length >= 2 && counting.inflight() === 2)
+        break;
+      if (Date.now() > until) throw new Error('the crawl did not fill the team limit');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const batchPaths = Array.from({ length: 4 }, (_, i) => `/b/${i}`);
+    const batch = await create({ urls: batchPaths.map((p) => `${counting.url}${p}`) }, owner.apiKey);
+    expect(batch.status).toBe(200);
+
+    const ended = await stack.waitEnded(owner.apiKey, batch.body.id);
+    expect(ended).toMatchObject({ status: 'completed', total: 4, completed: 4 });
+    let crawlStatus: any;
+    for (const until = Date.now() + 30_000; ;) {
+      crawlStatus = (await stack.call('GET', `/v2/crawl/${crawl.body.id}?limit=1`, { key: owner.apiKey }))
+        .body;
+      if (crawlStatus.status !== 'scraping' || Date.now() > until) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(crawlStatus).toMatchObject({
+      status: 'completed',
+      total: CRAWL_LINKS + 1,
+      completed: CRAWL_LINKS + 1,
+    });
+    // While the batch waited, freed slots alternated between the two jobs (round robin). Greedy
+    // reuse of the crawl's own freed slots would have started all its pages before any batch page.
+    const batchStarts = counting.fetches.filter((f) => f.path.startsWith('/b/')).map((f) => f.start);
+    expect(batchStarts).toHaveLength(4);
+    const lastBatchStart = Math.max(...batchStarts);
+    const crawlStarts = counting.fetches.filter((f) => f.path.startsWith('/c/p')).map((f) => f.start);
+    const crawlAfterBatch = crawlStarts.filter((start) => start > lastBatchStart).length;
+    expect(crawlAfterBatch).toBeGreaterThanOrEqual(4);
+    expect(counting.maxInflight()).toBe(2);
+    crawler.child.kill('SIGTERM');
+    await crawler.exited;
+  }, 90_000);
 
   it('lists failed pages (DNS failure, blocked destination) in the errors and charges nothing for them', async () => {
     const before = await stack.balance(team.teamId);

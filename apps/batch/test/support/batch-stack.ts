@@ -14,7 +14,7 @@ export const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 
 /** Builds the services of the stack (the tests run their shipped output). */
 export function buildServices(): void {
-  for (const app of ['scraper', 'billing', 'gateway', 'batch']) {
+  for (const app of ['scraper', 'billing', 'gateway', 'batch', 'crawler']) {
     execFileSync('npx', ['tsc', '-b', `apps/${app}/tsconfig.build.json`], { cwd: ROOT, stdio: 'pipe' });
   }
 }
@@ -60,10 +60,11 @@ const ADMIN_TOKEN = `admin-${randomBytes(16).toString('hex')}`;
 
 /**
  * A private nats-server, a fresh database, the fixture site, and the real billing, scraper and
- * gateway as processes (built output). Batch workers are spawned by the tests, so one can be
- * killed mid-job.
+ * gateway as processes (built output). Batch workers (and a crawler, for team-wide limits) are
+ * spawned by the tests, so one can be killed mid-job. `allowPorts`: more loopback ports the
+ * services may fetch from.
  */
-export async function startBatchStack(): Promise<BatchStack> {
+export async function startBatchStack(opts: { allowPorts?: number[] } = {}): Promise<BatchStack> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-batch-test-'));
   const nats: RunningServer = await startNats({ dataDir: path.join(dir, 'nats') });
   const testDb = await createTestDatabase('batch');
@@ -96,7 +97,9 @@ export async function startBatchStack(): Promise<BatchStack> {
     HEALTH_HOST: '127.0.0.1',
     // `service started` (with the healthUrl the harness waits for) is an info line.
     LOG_LEVEL: 'info',
-    WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
+    WDS_PRIVATE_NETWORK_ALLOWLIST: [site.port, ...(opts.allowPorts ?? [])]
+      .map((p) => `127.0.0.1:${p}`)
+      .join(','),
     SHUTDOWN_GRACE_MS: '5000',
   };
   const children: ServiceChild[] = [];

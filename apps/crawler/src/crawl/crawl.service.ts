@@ -1,7 +1,16 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CRAWL_CONSUMERS, CRAWL_RPC, CRAWL_WORK } from '@wds/contracts';
 import { Database } from '@wds/database';
-import { JobEvents, JobQueries, JobStore, JobWatchdog, PageDispatcher, PageRunner } from '@wds/jobs';
+import {
+  JobEvents,
+  JobQueries,
+  JobStore,
+  JobWatchdog,
+  PageDispatcher,
+  PageRunner,
+  TeamWake,
+  DEFAULT_TEAM_LEASE_MS,
+} from '@wds/jobs';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
@@ -26,6 +35,7 @@ export class CrawlService implements OnApplicationBootstrap, OnApplicationShutdo
   private readonly dispatcher: PageDispatcher;
   private readonly runner: PageRunner;
   private readonly watchdog: JobWatchdog;
+  private readonly teamWake: TeamWake;
   private kickoffConsumer?: { stop(): Promise<void> };
 
   constructor(
@@ -35,7 +45,13 @@ export class CrawlService implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(APP_CONFIG) private readonly config: CrawlerConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.store = new JobStore(database, 'crawler');
+    // Team slots are shared with the team's batch jobs; wake-ups reach whichever service runs a job.
+    this.teamWake = new TeamWake(messaging, logger);
+    this.store = new JobStore(database, 'crawler', {
+      teamWaker: this.teamWake,
+      // The watchdog renews the leases of running jobs: several passes fit in one lease.
+      teamLeaseMs: Math.max(DEFAULT_TEAM_LEASE_MS, 4 * config.WDS_CRAWL_WATCHDOG_INTERVAL_MS),
+    });
     this.events = new JobEvents(messaging, 'crawl');
     this.dispatcher = new PageDispatcher(messaging, CRAWL_WORK.page, 'crawl');
     this.runner = new PageRunner(messaging, this.store, logger, {
@@ -85,12 +101,14 @@ export class CrawlService implements OnApplicationBootstrap, OnApplicationShutdo
       (msg) => kickoff.execute(msg),
       { concurrency: 4, retryDelayMs: 5000 },
     );
+    this.teamWake.serve('crawl', { store: this.store, dispatcher: this.dispatcher, events: this.events });
     await this.runner.start();
     this.watchdog.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.watchdog.stop();
+    await this.teamWake.stop();
     await this.runner.stop();
     await this.kickoffConsumer?.stop();
     await this.fetcher.close();

@@ -32,6 +32,7 @@ export class CreateCrawlUseCase {
       webhook: r.webhook as Record<string, unknown> | undefined,
       zeroDataRetention: r.zeroDataRetention,
       retentionMs: this.retentionMs,
+      teamConcurrency: cmd.teamConcurrency,
     });
     await this.messaging.publish(
       CRAWL_WORK.kickoff,

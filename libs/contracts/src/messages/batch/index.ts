@@ -12,10 +12,11 @@ import { STREAMS } from '../streams';
  */
 
 /**
- * Creates a batch, or with `appendToId` adds URLs to a running batch of the same team. The batch id
+ * Creates a batch, or with `appendToId` adds URLs to a batch of the same team (a completed batch is
+ * reopened: status back to scraping, a new completed event when the new pages are done). The batch id
  * comes from the gateway, so a retried create is the same batch (insert and pages are idempotent).
  * Errors: NOT_FOUND (unknown or expired `appendToId`), FORBIDDEN (another team's batch), CONFLICT
- * (the batch to append to has ended).
+ * (the batch to append to was cancelled or failed).
  */
 export const BatchCreateRequest = z.object({
   batchId: z.uuid(),

@@ -1,0 +1,1 @@
+../../../libs/jobs/sql/team-slots.sql
