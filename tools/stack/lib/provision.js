@@ -60,6 +60,14 @@ function findChromium() {
   return undefined;
 }
 
+const BROWSER_EXTRAS = [
+  { pkg: 'chromium-headless-shell', file: '/usr/lib/chromium/chromium-headless-shell' },
+  {
+    pkg: 'webext-ublock-origin-chromium',
+    file: '/usr/share/chromium/extensions/ublock-origin/assets/thirdparties/easylist/easylist.txt',
+  },
+];
+
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 
 function canSudo() {
@@ -105,6 +113,15 @@ function provisionSystem({ nats, postgres, chromium, chromiumRequired = false })
   if (postgres && !findPostgres()) wanted.push({ pkg: 'postgresql', required: true, present: findPostgres });
   if (chromium && !findChromium())
     wanted.push({ pkg: 'chromium', required: chromiumRequired, present: findChromium });
+  // The browser-pool prefers these when present (see apps/browser-pool/README.md): the headless
+  // shell halves the memory and CPU per page; the uBlock package ships EasyList and EasyPrivacy.
+  if (chromium) {
+    for (const extra of BROWSER_EXTRAS) {
+      if (!fs.existsSync(extra.file)) {
+        wanted.push({ pkg: extra.pkg, required: false, present: () => fs.existsSync(extra.file) });
+      }
+    }
+  }
   if (wanted.length === 0) return;
 
   const names = wanted.map((w) => w.pkg).join(' ');
@@ -116,7 +133,7 @@ function provisionSystem({ nats, postgres, chromium, chromiumRequired = false })
     if (missingRequired.length > 0) {
       throw new Error(`missing ${missingRequired.join(', ')} and cannot install them (${why}): ${hint}`);
     }
-    log.warn(`chromium is missing and cannot be installed (${why}); browser features will not work: ${hint}`);
+    log.warn(`cannot install ${names} (${why}); browser features will be missing or slower: ${hint}`);
     return;
   }
 
@@ -141,8 +158,12 @@ function provisionSystem({ nats, postgres, chromium, chromiumRequired = false })
   const optional = wanted.filter((w) => !w.required);
   if (optional.length > 0) {
     const res = install(optional);
-    if (!res.ok || optional.some((w) => !w.present())) {
-      log.warn(`could not install chromium (${res.why}); browser features will not work`);
+    const missing = optional.filter((w) => !w.present()).map((w) => w.pkg);
+    if (!res.ok || missing.length > 0) {
+      log.warn(
+        `could not install ${missing.join(', ') || 'optional packages'} (${res.why}); ` +
+          'without chromium browser features will not work; without the others they are slower or block fewer ads',
+      );
     }
   }
 }

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import type { ProcessTable } from './process-memory';
 
@@ -25,8 +26,37 @@ export const CHROMIUM_ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
-  '--disable-dev-shm-usage',
 ];
+
+/** Below this, /dev/shm is a container's 64 MiB default and Chromium must keep shared memory in /tmp. */
+const MIN_SHM_BYTES = 512 * 1024 * 1024;
+
+/**
+ * Whether Chromium may use /dev/shm (the Helm chart mounts a memory-backed one): otherwise its shared
+ * memory goes to /tmp (`--disable-dev-shm-usage`), which in Kubernetes is a small disk-backed volume.
+ */
+export function shmIsLarge(path = '/dev/shm'): boolean {
+  try {
+    const s = fs.statfsSync(path);
+    return s.bsize * s.blocks >= MIN_SHM_BYTES;
+  } catch {
+    return false;
+  }
+}
+
+/** Debian's binaries, best first; the real binary, not the /usr/bin wrapper script (its pid is the browser's). */
+const CHROMIUM_CANDIDATES = ['/usr/lib/chromium/chromium-headless-shell', '/usr/bin/chromium'];
+
+/**
+ * The old headless shell when installed: a context costs one renderer process there (~40 MB PSS), where
+ * full Chromium's new headless mode adds a browser-UI (WebUI) renderer per context and a spare one
+ * (~80 MB), and pages are created 2–3× faster.
+ */
+export function defaultChromiumPath(): string {
+  return (
+    CHROMIUM_CANDIDATES.find((p) => fs.existsSync(p)) ?? CHROMIUM_CANDIDATES[CHROMIUM_CANDIDATES.length - 1]
+  );
+}
 
 /** Launches Debian's Chromium through playwright-core (never a downloaded browser build). */
 export class ChromiumLauncher extends BrowserLauncher {
@@ -42,9 +72,12 @@ export class ChromiumLauncher extends BrowserLauncher {
   async launch(): Promise<LaunchedBrowser> {
     // Launches are serialised by the pool, so the one new child of this process is the new browser.
     const before = new Set(await this.processes.children(process.pid));
+    const shm = shmIsLarge();
     const browser = await chromium.launch({
       executablePath: this.executablePath,
-      args: CHROMIUM_ARGS,
+      args: shm ? CHROMIUM_ARGS : [...CHROMIUM_ARGS, '--disable-dev-shm-usage'],
+      // playwright-core adds the flag itself; dropped when /dev/shm is large enough to use.
+      ignoreDefaultArgs: shm ? ['--disable-dev-shm-usage'] : undefined,
       // As root the Chromium sandbox cannot start; isolation comes from the container and contexts.
       chromiumSandbox: false,
       proxy: { server: this.proxyUrl() },

@@ -1,6 +1,8 @@
 import { ServiceError, type PageAction } from '@wds/contracts';
 import type { Page } from 'playwright-core';
 import { sleep, type Deadline } from './deadline';
+import { readHtml } from './dom';
+import type { JobContext } from './job-context';
 import { takeScreenshot, type Capture } from './screenshot';
 
 /** Sum of every `wait` action's milliseconds plus `waitFor`, so a request cannot park a context. */
@@ -27,14 +29,14 @@ export function checkActionLimits(actions: readonly PageAction[], waitFor: numbe
 
 /** Runs Firecrawl v2 actions in order; a failing action stops the run with an error naming its index. */
 export async function runActions(
-  page: Page,
+  job: Pick<JobContext, 'page' | 'cdp'>,
   actions: readonly PageAction[],
   deadline: Deadline,
 ): Promise<ActionResultsRaw> {
   const out: ActionResultsRaw = { screenshots: [], scrapes: [], javascriptReturns: [], pdfs: [] };
   for (const [index, action] of actions.entries()) {
     try {
-      await runAction(page, action, deadline, out);
+      await runAction(job, action, deadline, out);
     } catch (err) {
       if (err instanceof ServiceError && err.code === 'SCRAPE_TIMEOUT') throw err;
       if (deadline.remaining() <= 0) {
@@ -54,11 +56,12 @@ export async function runActions(
 }
 
 async function runAction(
-  page: Page,
+  job: Pick<JobContext, 'page' | 'cdp'>,
   a: PageAction,
   deadline: Deadline,
   out: ActionResultsRaw,
 ): Promise<void> {
+  const { page } = job;
   const timeout = () => deadline.budget(`action ${a.type}`);
   switch (a.type) {
     case 'wait':
@@ -85,10 +88,10 @@ async function runAction(
       await scroll(page, a.direction, a.selector, timeout());
       return;
     case 'screenshot':
-      out.screenshots.push(await takeScreenshot(page, a, timeout()));
+      out.screenshots.push(await takeScreenshot(page, job.cdp, a, timeout()));
       return;
     case 'scrape':
-      out.scrapes.push({ url: page.url(), html: await page.content() });
+      out.scrapes.push({ url: page.url(), html: await readHtml(job.cdp) });
       return;
     case 'executeJavascript':
       out.javascriptReturns.push(await executeScript(page, a.script));

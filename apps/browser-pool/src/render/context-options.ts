@@ -11,9 +11,8 @@ export type StorageState = Exclude<BrowserContextOptions['storageState'], string
 export interface ContextSpec {
   /** Identical for identical options, so a pre-created context can serve the request; none with a profile. */
   key?: string;
+  /** Emulation, TLS, headers every request carries (Accept-Language and the caller's own), proxy. */
   options: BrowserContextOptions;
-  /** Headers every request of the page carries (Accept-Language and the caller's own). */
-  headers: Record<string, string>;
 }
 
 /** Locale and IANA time zone for a country and optional language list (ICU data of the runtime). */
@@ -30,10 +29,14 @@ export function localeFor(location: { country: string; languages?: string[] }): 
   return { locale: language, timezoneId: zones?.[0] };
 }
 
-/** Browser context options (device, locale, time zone, TLS) and request headers of a render request. */
+/**
+ * Browser context options of a render request: device, locale, time zone, TLS, request headers, and the
+ * policy proxy listener when the page must leave through an upstream proxy (`proxyServer`).
+ */
 export function contextSpecFor(
   req: Pick<BrowserRenderRequest, 'mobile' | 'location' | 'skipTlsVerification' | 'headers'>,
   storageState?: StorageState,
+  proxyServer?: string,
 ): ContextSpec {
   const location = req.location ?? { country: 'US' };
   const { locale, timezoneId } = localeFor(location);
@@ -41,16 +44,18 @@ export function contextSpecFor(
   const device: BrowserContextOptions = req.mobile
     ? { ...MOBILE_DEVICE }
     : { viewport: { ...DEFAULT_VIEWPORT }, userAgent: generated['User-Agent'] };
+  const headers: Record<string, string> = { 'Accept-Language': generated['Accept-Language'] };
+  for (const [k, v] of Object.entries(req.headers ?? {})) headers[k.toLowerCase()] = v;
+  if (req.headers && Object.keys(req.headers).some((k) => k.toLowerCase() === 'accept-language'))
+    delete headers['Accept-Language'];
   const options: BrowserContextOptions = {
     ...device,
     locale,
     timezoneId,
     ignoreHTTPSErrors: req.skipTlsVerification,
+    extraHTTPHeaders: headers,
+    ...(proxyServer ? { proxy: { server: proxyServer } } : {}),
     ...(storageState ? { storageState } : {}),
   };
-  const headers: Record<string, string> = { 'Accept-Language': generated['Accept-Language'] };
-  for (const [k, v] of Object.entries(req.headers ?? {})) headers[k.toLowerCase()] = v;
-  if (req.headers && Object.keys(req.headers).some((k) => k.toLowerCase() === 'accept-language'))
-    delete headers['Accept-Language'];
-  return { key: storageState ? undefined : JSON.stringify(options), options, headers };
+  return { key: storageState ? undefined : JSON.stringify(options), options };
 }

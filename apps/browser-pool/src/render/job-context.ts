@@ -1,15 +1,21 @@
 import type { NetworkPolicy } from '@wds/outbound';
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, CDPSession, Page } from 'playwright-core';
 import type { ContextFactory } from '../pool/browser-pool';
+import { NetworkActivity } from './network-activity';
 import { RequestGuard, type RequestBlocker } from './request-guard';
 
-/** A fresh context with its page, request guard and in-flight request counter. */
+/** A fresh context with its page, request guard, DevTools session and request activity. */
 export interface JobContext {
   context: BrowserContext;
   page: Page;
+  /**
+   * Raw DevTools session of the page: reading the DOM and capturing screenshots through it skips the
+   * helper scripts Playwright injects into each new document on first use (~40–70 ms per page).
+   */
+  cdp: CDPSession;
   guard: RequestGuard;
-  /** Requests started and not yet finished or failed (the smart wait watches it). */
-  inflight(): number;
+  /** Requests of the page in flight and when the last one started or ended (the smart wait watches it). */
+  network: NetworkActivity;
 }
 
 /** Creates job contexts: service workers blocked (they would bypass request interception), guard installed. */
@@ -23,12 +29,13 @@ export class JobContextFactory implements ContextFactory<JobContext> {
     const context = await browser.newContext({ ...options, serviceWorkers: 'block', acceptDownloads: false });
     try {
       const guard = await RequestGuard.install(context, this.policy, this.blocker);
-      let inflight = 0;
-      context.on('request', () => inflight++);
-      context.on('requestfinished', () => inflight--);
-      context.on('requestfailed', () => inflight--);
+      const network = new NetworkActivity();
+      context.on('request', () => network.started());
+      context.on('requestfinished', () => network.ended());
+      context.on('requestfailed', () => network.ended());
       const page = await context.newPage();
-      return { context, page, guard, inflight: () => inflight };
+      const cdp = await context.newCDPSession(page);
+      return { context, page, cdp, guard, network };
     } catch (err) {
       await context.close().catch(() => undefined);
       throw err;

@@ -27,6 +27,11 @@ export interface RenderSettings {
   replayRetentionMs: number;
 }
 
+/** Loopback proxy listeners: the one whose connections leave through a given upstream proxy. */
+export interface UpstreamProxies {
+  urlFor(upstream: string | undefined): Promise<string>;
+}
+
 /** wds.browser-pool.v1.render: one page in a fresh context, binaries stored as artifacts. */
 export class RenderPageUseCase {
   constructor(
@@ -35,6 +40,7 @@ export class RenderPageUseCase {
     private readonly artifacts: ArtifactStore,
     private readonly profiles: ProfileStore,
     private readonly replay: ReplayStore,
+    private readonly proxies: UpstreamProxies,
     private readonly settings: RenderSettings,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
@@ -44,19 +50,19 @@ export class RenderPageUseCase {
     const started = this.now();
     const deadline = new Deadline(started + req.timeoutMs, this.now);
     checkActionLimits(req.actions, req.waitFor);
-    if (!req.zeroDataRetention) await this.replay.save(req, this.settings.replayRetentionMs);
+    // Stored while the page renders (off the latency path); a failed insert still fails the request.
+    const saved = req.zeroDataRetention
+      ? Promise.resolve()
+      : this.replay.save(req, this.settings.replayRetentionMs);
+    saved.catch(() => undefined);
 
-    const outcome = req.profile
-      ? await this.profiles.withProfile(
-          req.teamId,
-          req.profile.name,
-          req.profile.saveChanges,
-          async (state) => {
-            const result = await this.renderIn(req, deadline, state, req.profile!.saveChanges);
-            return { result, state: result.storageState };
-          },
-        )
-      : await this.renderIn(req, deadline, undefined, false);
+    const outcome = await (req.profile
+      ? this.profiles.withProfile(req.teamId, req.profile.name, req.profile.saveChanges, async (state) => {
+          const result = await this.renderIn(req, deadline, state, req.profile!.saveChanges);
+          return { result, state: result.storageState };
+        })
+      : this.renderIn(req, deadline, undefined, false));
+    await saved;
 
     const reply = await this.store(req, outcome);
     this.logger.debug(
@@ -66,15 +72,16 @@ export class RenderPageUseCase {
     return { ...reply, ms: Math.max(0, Math.round(this.now() - started)) };
   }
 
-  private renderIn(
+  private async renderIn(
     req: BrowserRenderRequest,
     deadline: Deadline,
     state: StorageState | undefined,
     captureStorage: boolean,
   ): Promise<RenderOutcome> {
-    const spec = contextSpecFor(req, state);
+    const proxyServer = req.upstreamProxy ? await this.proxies.urlFor(req.upstreamProxy) : undefined;
+    const spec = contextSpecFor(req, state, proxyServer);
     return this.pool.run({ key: spec.key, options: spec.options, deadline: deadline.at }, (job) =>
-      this.renderer.render(job, req, spec.headers, deadline, { captureStorage }),
+      this.renderer.render(job, req, deadline, { captureStorage }),
     );
   }
 

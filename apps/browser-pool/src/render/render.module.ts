@@ -11,8 +11,10 @@ import { BrowserPool } from '../pool/browser-pool';
 import { LinuxProcessTable } from '../pool/process-memory';
 import { PgProfileStore, ProfileStore } from '../profiles/profile-store';
 import { PgReplayStore, ReplayStore } from '../replay/replay-store';
-import { AdBlocker, BUNDLED_FILTER_LIST } from './ad-blocker';
+import { AdBlocker, filterListsFor } from './ad-blocker';
+import { ConsentHandler } from './consent';
 import { contextSpecFor } from './context-options';
+import { cachingResolver } from './dns-cache';
 import { JobContextFactory, type JobContext } from './job-context';
 import { PageRenderer } from './page-renderer';
 import { RenderPageUseCase } from './render-page.usecase';
@@ -32,14 +34,25 @@ const DEFAULT_SPEC = contextSpecFor({
   providers: [
     {
       provide: AdBlocker,
-      inject: [APP_CONFIG],
-      useFactory: (c: BrowserPoolConfig) =>
-        AdBlocker.fromFiles([BUNDLED_FILTER_LIST, ...c.WDS_BROWSER_FILTER_LISTS]),
+      inject: [APP_CONFIG, LOGGER],
+      useFactory: (c: BrowserPoolConfig, logger: Logger) => {
+        const { lists, fallback } = filterListsFor(c.WDS_BROWSER_FILTER_LISTS);
+        const blocker = AdBlocker.fromFiles(lists);
+        if (fallback) {
+          logger.warn(
+            { lists },
+            'EasyList/EasyPrivacy not installed (Debian package webext-ublock-origin-chromium): blocking ads with the small bundled list',
+          );
+        } else logger.info({ lists, lines: blocker.lines }, 'ad and tracker filter lists loaded');
+        return blocker;
+      },
     },
+    { provide: ConsentHandler, useFactory: () => ConsentHandler.load() },
     {
       provide: NetworkPolicy,
       inject: [APP_CONFIG],
-      useFactory: (c: BrowserPoolConfig) => new NetworkPolicy({ allowlist: c.WDS_PRIVATE_NETWORK_ALLOWLIST }),
+      useFactory: (c: BrowserPoolConfig) =>
+        new NetworkPolicy({ allowlist: c.WDS_PRIVATE_NETWORK_ALLOWLIST, resolve: cachingResolver() }),
     },
     {
       provide: PolicyProxy,
@@ -58,6 +71,12 @@ const DEFAULT_SPEC = contextSpecFor({
         logger: Logger,
       ) => {
         const processes = new LinuxProcessTable();
+        if (!c.WDS_CHROMIUM_PATH.includes('headless-shell')) {
+          logger.warn(
+            { chromium: c.WDS_CHROMIUM_PATH },
+            'full Chromium: each context costs ~2x the memory and ~3x the CPU of the headless shell (Debian package chromium-headless-shell)',
+          );
+        }
         return new BrowserPool<JobContext>(
           {
             instanceId: c.WDS_INSTANCE_ID,
@@ -87,11 +106,25 @@ const DEFAULT_SPEC = contextSpecFor({
     { provide: ReplayStore, inject: [Database], useFactory: (db: Database) => new PgReplayStore(db) },
     {
       provide: RenderPageUseCase,
-      inject: [APP_CONFIG, BrowserPool, AdBlocker, ArtifactStore, ProfileStore, ReplayStore, LOGGER],
+      inject: [
+        APP_CONFIG,
+        BrowserPool,
+        AdBlocker,
+        ConsentHandler,
+        NetworkPolicy,
+        PolicyProxy,
+        ArtifactStore,
+        ProfileStore,
+        ReplayStore,
+        LOGGER,
+      ],
       useFactory: (
         c: BrowserPoolConfig,
         pool: BrowserPool<JobContext>,
         blocker: AdBlocker,
+        consent: ConsentHandler,
+        policy: NetworkPolicy,
+        proxy: PolicyProxy,
         artifacts: ArtifactStore,
         profiles: ProfileStore,
         replay: ReplayStore,
@@ -101,11 +134,14 @@ const DEFAULT_SPEC = contextSpecFor({
           pool,
           new PageRenderer(
             { quietMs: c.WDS_BROWSER_IDLE_MS, capMs: c.WDS_BROWSER_IDLE_CAP_MS },
+            policy,
             blocker.noticeSelectors,
+            consent,
           ),
           artifacts,
           profiles,
           replay,
+          proxy,
           { replayRetentionMs: c.WDS_REPLAY_RETENTION_HOURS * HOUR },
           logger.child({ component: 'render' }),
         ),

@@ -25,7 +25,8 @@ export class PgReplayStore extends ReplayStore {
   }
 
   async save(req: BrowserRenderRequest, retainMs: number): Promise<void> {
-    const { actions, profile, teamId, jobId, url, ...options } = req;
+    // The upstream proxy URL may carry credentials: it is never stored.
+    const { actions, profile, teamId, jobId, url, upstreamProxy: _proxy, ...options } = req;
     // A job id is rendered again after a lost browser: the context stays the same.
     await this.db.query(
       `INSERT INTO browser_pool.replay_contexts (job_id, team_id, url, options, actions, profile, expires_at)

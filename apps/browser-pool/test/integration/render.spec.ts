@@ -3,6 +3,7 @@ import { BROWSER_POOL_RPC, type BrowserRenderReply } from '@wds/contracts';
 import { FIXTURE_TEXT, startFixtureSite, type FixtureSite } from '@wds/testing';
 import { BrowserPool } from '../../src/pool/browser-pool';
 import { imageSize, startBrowserPool, type PoolHarness } from '../support/pool-harness';
+import { startConnectProxy } from '../support/connect-proxy';
 import { startTestPages, type TestPages } from '../support/test-pages';
 
 jest.setTimeout(30_000);
@@ -152,6 +153,18 @@ describe('browser-pool: render over NATS with one warm Chromium', () => {
     expect(html(open)).toContain('We use cookies');
   });
 
+  it('answers a consent dialog (reject all) with blockAds, and leaves it alone without', async () => {
+    const cookie = [{ type: 'executeJavascript' as const, script: 'document.cookie' }];
+    const answered = await pool.render({ url: `${pages.url}/consent`, actions: cookie });
+    // The CMP's own "Reject all" button was clicked (a hidden dialog would leave no cookie).
+    expect(answered.actions.javascriptReturns[0].value).toBe('consent=rejected');
+    expect(html(answered)).not.toContain('812 partners');
+    expect(html(answered)).toContain('Article behind a consent dialog');
+    const untouched = await pool.render({ url: `${pages.url}/consent`, blockAds: false, actions: cookie });
+    expect(untouched.actions.javascriptReturns[0].value).toBe('');
+    expect(html(untouched)).toContain('812 partners');
+  });
+
   it('applies the network policy to subresources, frames, fetches, websockets and redirects', async () => {
     const r = await pool.render({ url: `${pages.url}/private-subresources`, waitFor: 200 });
     expect(forbidden.hits('/pixel.png') + forbidden.hits('/script.js') + forbidden.hits('/api')).toBe(0);
@@ -163,9 +176,33 @@ describe('browser-pool: render over NATS with one warm Chromium', () => {
     await expect(pool.render({ url: `${site.url}/redirect-private` })).rejects.toMatchObject({
       code: 'DESTINATION_BLOCKED',
     });
+    // An HTTPS hop is a CONNECT the policy proxy refuses: still the policy's code, not a network failure.
+    await expect(pool.render({ url: `${pages.url}/redirect-https-private` })).rejects.toMatchObject({
+      code: 'DESTINATION_BLOCKED',
+      details: { host: '10.255.255.1' },
+    });
     await expect(pool.render({ url: `${forbidden.url}/profile` })).rejects.toMatchObject({
       code: 'DESTINATION_BLOCKED',
     });
+  });
+
+  it('sends the page through an upstream proxy after the network policy', async () => {
+    const upstream = await startConnectProxy();
+    try {
+      const r = await pool.render({ url: `${pages.url}/private-subresources`, upstreamProxy: upstream.url });
+      expect(html(r)).toContain('<p>Page</p>');
+      expect(upstream.targets).toContain(`127.0.0.1:${pages.port}`);
+      // Refused destinations never reach the upstream proxy.
+      expect(upstream.targets).not.toContain(`127.0.0.1:${forbidden.port}`);
+      expect(forbidden.hits('/pixel.png') + forbidden.hits('/api') + forbidden.hits('/socket')).toBe(0);
+      const wrong = `${upstream.url.replace('u:p@', 'u:wrong@')}`;
+      await expect(pool.render({ url: `${pages.url}/profile`, upstreamProxy: wrong })).rejects.toMatchObject({
+        code: 'UPSTREAM_FAILED',
+        message: expect.stringContaining('407'),
+      });
+    } finally {
+      await upstream.close();
+    }
   });
 
   it('keeps cookies and localStorage in a named profile between scrapes', async () => {

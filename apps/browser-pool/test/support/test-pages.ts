@@ -45,6 +45,12 @@ export function pages(other: () => string): Record<string, string> {
   ws.onopen = () => { document.body.dataset.ws = 'open'; };
   fetch('${other()}/api').then(() => { document.body.dataset.fetch = 'ok'; }, () => { document.body.dataset.fetch = 'refused'; });
 </script></body></html>`,
+    '/consent': `<!doctype html><html><head><title>Consent</title></head><body><p>Article behind a consent dialog</p>
+<div id="onetrust-consent-sdk"><div id="onetrust-banner-sdk" style="position:fixed;bottom:0;left:0;right:0;background:#fff">
+We and our 812 partners use cookies.
+<button id="onetrust-accept-btn-handler" onclick="document.cookie='consent=accepted';this.parentNode.remove()">Accept all</button>
+<button id="onetrust-reject-all-handler" onclick="document.cookie='consent=rejected';this.parentNode.remove()">Reject all</button>
+</div></div></body></html>`,
     '/profile': `<!doctype html><html><head><title>Profile</title></head><body><p>Profile page</p></body></html>`,
     '/tall': `<!doctype html><html><body style="margin:0"><div style="height:3000px;background:#eee">Tall</div></body></html>`,
   };
@@ -58,6 +64,11 @@ export async function startTestPages(other: () => string = () => 'http://127.0.0
     const path = (req.url ?? '/').split('?')[0];
     counts.set(path, (counts.get(path) ?? 0) + 1);
     const body = table[path];
+    if (path === '/redirect-https-private') {
+      // HTTPS hop into a private address: only the policy proxy sees it (a CONNECT it refuses).
+      res.writeHead(302, { location: 'https://10.255.255.1/' }).end();
+      return;
+    }
     if (path === '/set-cookie') {
       res.setHeader('set-cookie', 'session=abc123; Path=/; Max-Age=3600');
       res.setHeader('content-type', 'text/html');

@@ -46,6 +46,7 @@ describe('buildOpenApiDocument', () => {
     const expected: Array<[string, string]> = [
       ['post', '/v2/scrape'],
       ['get', '/v2/scrape/{id}'],
+      ['get', '/v2/artifacts/{id}'],
       ['post', '/v2/scrape/{jobId}/interact'],
       ['delete', '/v2/scrape/{jobId}/interact'],
       ['post', '/v2/browser/{sessionId}/execute'],
@@ -70,6 +71,11 @@ describe('buildOpenApiDocument', () => {
       expect({ path, method, found: op !== undefined }).toEqual({ path, method, found: true });
       expect(Object.keys(op!.responses ?? {})).toEqual(expect.arrayContaining(['200', '401', '500']));
     }
+    expect((doc.paths['/v2/artifacts/{id}'].get as any).responses['200'].content).toEqual({
+      'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
+      'image/jpeg': { schema: { type: 'string', contentMediaType: 'image/jpeg' } },
+      'application/pdf': { schema: { type: 'string', contentMediaType: 'application/pdf' } },
+    });
     expect(doc.components.responses.Error400).toMatchObject({
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
     });

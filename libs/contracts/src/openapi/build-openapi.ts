@@ -120,6 +120,10 @@ function operation(op: OperationDef): JsonObject {
   const success: JsonObject = { description: op.success.description };
   if (op.success.schema) {
     success.content = { 'application/json': { schema: { $ref: SCHEMA_REF(op.success.schema.name) } } };
+  } else if (op.success.binary) {
+    success.content = Object.fromEntries(
+      op.success.binary.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]),
+    );
   }
   responses[String(op.success.status)] = success;
   const statuses = [...new Set([...(op.errors ?? []), ...COMMON_ERRORS])].sort((a, b) => a - b);

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import * as api from './api-schemas';
+import { ARTIFACT_OPERATIONS } from './artifact-operations';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
 
@@ -20,7 +21,13 @@ export interface OperationDef {
   readonly pathParams?: z.ZodObject;
   readonly query?: z.ZodObject;
   readonly body?: NamedSchema;
-  readonly success: { readonly status: number; readonly description: string; readonly schema?: NamedSchema };
+  readonly success: {
+    readonly status: number;
+    readonly description: string;
+    readonly schema?: NamedSchema;
+    /** Media types of a binary answer (no JSON schema). */
+    readonly binary?: readonly string[];
+  };
   /** Error statuses beyond the ones every operation can answer (401, 429, 500). */
   readonly errors?: readonly number[];
 }
@@ -53,6 +60,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     success: ok(n('ScrapeResponse', api.ScrapeResponse)),
     errors: [400, 403, 404],
   },
+  ...ARTIFACT_OPERATIONS,
   {
     method: 'post',
     path: '/v2/scrape/{jobId}/interact',

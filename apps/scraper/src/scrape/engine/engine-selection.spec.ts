@@ -1,4 +1,5 @@
 import { ScrapeRequest, ServiceError, type ScrapeRequestInput } from '@wds/contracts';
+import { ProxyPool } from '@wds/outbound';
 import type { BrowserEngine, RenderedPage, RenderPageRequest } from './browser-engine';
 import {
   browserReasons,
@@ -25,9 +26,9 @@ function fetched(html: string, status = 200): FetchedPage {
   };
 }
 
-function rendered(html: string): RenderedPage {
+function rendered(html: string, status = 200): RenderedPage {
   return {
-    status: 200,
+    status,
     finalUrl: 'https://example.com/',
     content: { html, scrapes: [] },
     actions: { screenshots: [], javascriptReturns: [], pdfs: [] },
@@ -38,7 +39,10 @@ function rendered(html: string): RenderedPage {
 
 class FakeFetch {
   calls = 0;
-  constructor(private readonly answer: () => Promise<FetchedPage>) {}
+  constructor(
+    private readonly answer: () => Promise<FetchedPage>,
+    readonly proxies = { basic: new ProxyPool([]), enhanced: new ProxyPool([]) },
+  ) {}
   fetch() {
     this.calls++;
     return this.answer();
@@ -142,6 +146,43 @@ describe('engine selection', () => {
       blockAds: true,
       teamId: 't',
     });
+  });
+
+  it('renders through the proxy pools like the fetch engine: basic, enhanced, auto retry on a bot wall', async () => {
+    const pools = {
+      basic: new ProxyPool(['http://basic-1:8080', 'http://basic-2:8080']),
+      enhanced: new ProxyPool(['http://u:p@enhanced:8080']),
+    };
+    const f = new FakeFetch(async () => fetched('<p>x</p>'), pools);
+    const shot = { formats: [{ type: 'screenshot' as const }] };
+    const b = new FakeBrowser(async () => rendered('<p>r</p>'));
+    const basic = await selector(f, b).obtain(opts({ ...shot, proxy: 'basic' }), job, Date.now() + 5000);
+    const enhanced = await selector(f, b).obtain(
+      opts({ ...shot, proxy: 'enhanced' }),
+      job,
+      Date.now() + 5000,
+    );
+    expect(b.calls.map((c) => c.upstreamProxy)).toEqual(['http://basic-1:8080', 'http://u:p@enhanced:8080']);
+    expect([basic.page.proxyUsed, enhanced.page.proxyUsed]).toEqual(['basic', 'enhanced']);
+
+    const statuses = [403, 200]; // a bot wall through the basic proxy, not through the enhanced one
+    const walled = new FakeBrowser(async () => rendered('<p>r</p>', statuses.shift()));
+    const auto = await selector(f, walled).obtain(opts(shot), job, Date.now() + 5000);
+    expect(walled.calls.map((c) => c.upstreamProxy)).toEqual([
+      'http://basic-2:8080',
+      'http://u:p@enhanced:8080',
+    ]);
+    expect(auto.page).toMatchObject({ status: 200, proxyUsed: 'enhanced' });
+
+    const direct = new FakeBrowser(async () => rendered('<p>r</p>', 403));
+    const none = await selector(new FakeFetch(async () => fetched('x')), direct).obtain(
+      opts(shot),
+      job,
+      Date.now() + 5000,
+    );
+    expect(direct.calls).toHaveLength(1);
+    expect(direct.calls[0].upstreamProxy).toBeUndefined();
+    expect(none.page).toMatchObject({ status: 403, proxyUsed: undefined });
   });
 
   it('falls back to the browser when the fetch engine fails in a way a browser may not', async () => {

@@ -1,6 +1,6 @@
 import { findFormat, ServiceError, type ScrapeRunRequest } from '@wds/contracts';
 import type { BrowserEngine, RenderedPage } from './browser-engine';
-import type { FetchedPage, FetchEngine } from './fetch-engine';
+import { BLOCKED_STATUSES, type FetchedPage, type FetchEngine } from './fetch-engine';
 
 type Options = ScrapeRunRequest['options'];
 
@@ -162,7 +162,30 @@ export class EngineSelector {
     return { page, engine: 'fetch' };
   }
 
+  /**
+   * Renders through the proxy pools as the fetch engine fetches: `enhanced` through that pool, otherwise
+   * the basic one, and with `auto` once more through the enhanced pool when the page answered as a bot
+   * wall (401/403/429); the retry is kept only if it got past it. Empty pools mean direct connections.
+   */
   private async render(o: Options, job: JobRef, deadline: number): Promise<PageOutcome> {
+    const pools = this.fetchEngine.proxies;
+    if (o.proxy === 'enhanced') return this.renderVia(o, job, deadline, 'enhanced', pools.enhanced.next());
+    const first = await this.renderVia(o, job, deadline, 'basic', pools.basic.next());
+    if (o.proxy === 'basic' || !BLOCKED_STATUSES.has(first.page.status) || pools.enhanced.size === 0)
+      return first;
+    const retry = await this.renderVia(o, job, deadline, 'enhanced', pools.enhanced.next()).catch(
+      () => undefined,
+    );
+    return retry && !BLOCKED_STATUSES.has(retry.page.status) ? retry : first;
+  }
+
+  private async renderVia(
+    o: Options,
+    job: JobRef,
+    deadline: number,
+    tier: 'basic' | 'enhanced',
+    upstreamProxy: string | undefined,
+  ): Promise<PageOutcome> {
     const screenshot = findFormat(o.formats, 'screenshot');
     const rendered = await this.browser!.render({
       teamId: job.teamId,
@@ -184,6 +207,7 @@ export class EngineSelector {
       actions: o.actions ?? [],
       profile: o.profile,
       zeroDataRetention: job.zeroDataRetention,
+      upstreamProxy,
       deadline,
     });
     const contentType = 'text/html; charset=utf-8';
@@ -196,7 +220,7 @@ export class EngineSelector {
       charset: 'utf-8',
       redirects: [],
       timings: { totalMs: rendered.ms },
-      proxyUsed: undefined,
+      proxyUsed: upstreamProxy === undefined ? undefined : tier,
     };
     return { page, engine: 'browser', rendered };
   }

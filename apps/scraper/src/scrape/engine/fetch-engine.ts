@@ -30,7 +30,7 @@ export interface FetchedPage extends OutboundResponse {
 }
 
 /** Statuses that typically mean "blocked as a bot": `auto` retries them through an enhanced proxy. */
-const BLOCKED_STATUSES = new Set([401, 403, 429]);
+export const BLOCKED_STATUSES: ReadonlySet<number> = new Set([401, 403, 429]);
 
 export interface FetchEngineOptions {
   http: HttpClient;
@@ -49,6 +49,11 @@ export class FetchEngine {
 
   constructor(private readonly opts: FetchEngineOptions) {
     this.now = opts.now ?? Date.now;
+  }
+
+  /** The proxy pools (WDS_PROXY_BASIC / _ENHANCED), shared with browser renders so rotation is one. */
+  get proxies(): { basic: ProxyPool; enhanced: ProxyPool } {
+    return { basic: this.opts.basicProxies, enhanced: this.opts.enhancedProxies };
   }
 
   async fetch(req: FetchPageRequest): Promise<FetchedPage> {

@@ -60,6 +60,11 @@ export const BrowserRenderRequest = z.object({
   profile: BrowserProfile.optional(),
   /** Nothing about the request is kept (no replay context). */
   zeroDataRetention: z.boolean().default(false),
+  /**
+   * `http(s)://[user:pass@]host:port` every connection of the page leaves through (one of the scraper's
+   * WDS_PROXY_BASIC / WDS_PROXY_ENHANCED proxies), after the network policy; never stored.
+   */
+  upstreamProxy: z.url().optional(),
 });
 export type BrowserRenderRequest = z.output<typeof BrowserRenderRequest>;
 export type BrowserRenderRequestInput = z.input<typeof BrowserRenderRequest>;
@@ -100,7 +105,14 @@ export const ReplayContext = z.object({
   jobId: z.uuid(),
   teamId: z.string(),
   url: z.string(),
-  options: BrowserRenderRequest.omit({ actions: true, profile: true, teamId: true, jobId: true, url: true }),
+  options: BrowserRenderRequest.omit({
+    actions: true,
+    profile: true,
+    teamId: true,
+    jobId: true,
+    url: true,
+    upstreamProxy: true,
+  }),
   actions: z.array(PageAction),
   profile: BrowserProfile.optional(),
   createdAt: z.string(),
