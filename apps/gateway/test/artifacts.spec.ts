@@ -16,15 +16,21 @@ describe('gateway: browser scrapes and their artifacts', () => {
   let gw: TestGateway;
   const teams: { teamId: string; apiKey: string }[] = [];
   const ids: Record<string, string> = {};
-  const released: string[] = [];
+  const reports: { usage: unknown[]; close: boolean }[] = [];
 
   beforeAll(async () => {
     stack = await startStack();
     new BillingStandIn(stack.messaging);
-    stack.messaging.serve(RPC.creditsReserve, async () => ({ reservationId: randomUUID(), balance: 100 }));
-    stack.messaging.serve(RPC.creditsRelease, async (req) => {
-      released.push(req.reservationId);
-      return { balance: 100 };
+    // Billing as for a small balance: a block holds exactly one request's credits.
+    stack.messaging.serve(RPC.creditsBlockTake, async (req) => ({
+      reservationId: randomUUID(),
+      granted: req.minimum,
+      balance: 100 - req.minimum,
+      expiresAt: Date.now() + 120_000,
+    }));
+    stack.messaging.serve(RPC.creditsUsageReport, async (req) => {
+      reports.push({ usage: req.usage, close: req.close });
+      return { recorded: 0, used: 0, open: !req.close, expiresAt: Date.now() + 120_000 };
     });
     // A scraper whose every browser-pool replica stays full.
     stack.messaging.serve(RPC.scrapeRun, async () => {
@@ -89,7 +95,9 @@ describe('gateway: browser scrapes and their artifacts', () => {
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('2');
     expect(res.body).toMatchObject({ success: false, code: 'CONCURRENCY_LIMITED' });
-    expect(released).toHaveLength(1);
+    // Nothing charged: the block is closed with no usage.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(reports).toEqual([{ usage: [], close: true }]);
     const llm = await call(gw.url, 'POST', '/v2/scrape', {
       token: teams[0].apiKey,
       json: { url: 'https://example.com', formats: ['summary'] },

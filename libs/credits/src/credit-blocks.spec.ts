@@ -180,4 +180,30 @@ describe('CreditBlocks', () => {
         .sort(),
     ).toEqual(['t1', 't2']);
   });
+
+  it('settleRecorded resolves once billing has the usage, and rejects when billing stays away', async () => {
+    make({ firstBlock: 20, idleCloseMs: 100_000 });
+    const h = await blocks.hold('t1', 1);
+    await blocks.settleRecorded(h, 1, { key: 'page-1', endpoint: 'crawl' });
+    expect(billing.keys.has('page-1')).toBe(true);
+
+    billing.failReports = 1_000;
+    const h2 = await blocks.hold('t1', 1);
+    await expect(
+      blocks.settleRecorded(h2, 1, { key: 'page-2', endpoint: 'crawl' }, 50),
+    ).rejects.toMatchObject({
+      code: ErrorCode.SERVICE_UNAVAILABLE,
+    });
+    // Still queued: delivered once billing is back.
+    billing.failReports = 0;
+    await until(() => billing.keys.has('page-2'), 5_000);
+  });
+
+  it('settleRecorded batches concurrent pages into few reports', async () => {
+    make({ firstBlock: 100, idleCloseMs: 100_000 });
+    const holds = await Promise.all(Array.from({ length: 40 }, () => blocks.hold('t1', 1)));
+    await Promise.all(holds.map((h, i) => blocks.settleRecorded(h, 1, { key: `p${i}`, endpoint: 'crawl' })));
+    expect(billing.keys.size).toBe(40);
+    expect(billing.reports().length).toBeLessThanOrEqual(3);
+  });
 });

@@ -1,4 +1,4 @@
-import { RPC, type ActivityEndpoint, type CreditUsage } from '@wds/contracts';
+import { ErrorCode, RPC, ServiceError, type ActivityEndpoint, type CreditUsage } from '@wds/contracts';
 import type { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 
@@ -70,6 +70,8 @@ type Rpc = Pick<Messaging, 'request'>;
 export class CreditBlocks {
   private readonly teams = new Map<string, TeamState>();
   private readonly blocks = new Set<Block>();
+  /** Callers of settleRecorded waiting for their usage to be on record at billing. */
+  private readonly confirms = new Map<CreditUsage, () => void>();
   private readonly opts: Required<CreditBlocksOptions>;
   private flushTimer?: NodeJS.Timeout;
   private housekeeping?: NodeJS.Timeout;
@@ -117,17 +119,54 @@ export class CreditBlocks {
     }
   }
 
-  /** Records what the held work cost under `key` (charged once per team and key). */
+  /**
+   * Records what the held work cost under `key` (charged once per team and key); reported with
+   * the next batch, within `flushIntervalMs`.
+   */
   settle(hold: CreditHold, actual: number, usage: { key: string; endpoint: ActivityEndpoint }): void {
-    if (hold.done) return;
+    if (this.record(hold, { key: usage.key, amount: actual, endpoint: usage.endpoint })) this.scheduleFlush();
+  }
+
+  /**
+   * Like `settle`, but resolves only once billing has recorded the usage (sent at once, or with
+   * the report already in flight): for durable work that must not be marked done before its cost
+   * is on record. Rejects with SERVICE_UNAVAILABLE after `timeoutMs`; the usage stays queued and
+   * a retry of the work under the same key is charged once.
+   */
+  settleRecorded(
+    hold: CreditHold,
+    actual: number,
+    usage: { key: string; endpoint: ActivityEndpoint },
+    timeoutMs = 15_000,
+  ): Promise<void> {
+    const entry: CreditUsage = { key: usage.key, amount: actual, endpoint: usage.endpoint };
+    const recorded = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.confirms.delete(entry);
+        reject(new ServiceError(ErrorCode.SERVICE_UNAVAILABLE, 'billing did not record the usage in time'));
+      }, timeoutMs);
+      timer.unref();
+      this.confirms.set(entry, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    if (this.record(hold, entry)) void this.report(hold.block);
+    else this.confirms.get(entry)?.();
+    return recorded;
+  }
+
+  /** Books usage against the hold's block; false when the hold was already settled or released. */
+  private record(hold: CreditHold, entry: CreditUsage): boolean {
+    if (hold.done) return false;
     hold.done = true;
     const block = hold.block;
     block.openHolds--;
     // Over or under the hold: the block's local view follows; billing charges what is reported.
-    if (!block.retired) block.remaining += hold.amount - actual;
-    block.usage.push({ key: usage.key, amount: actual, endpoint: usage.endpoint });
-    this.scheduleFlush();
+    if (!block.retired) block.remaining += hold.amount - entry.amount;
+    block.usage.push(entry);
     this.afterHold(block);
+    return true;
   }
 
   /** Returns a hold whose work did not happen (nothing is charged). */
@@ -228,6 +267,7 @@ export class CreditBlocks {
       // report() never rejects: a failed report keeps its usage for the next try.
       for (const block of this.blocks) if (block.usage.length > 0) void this.report(block);
     }, this.opts.flushIntervalMs);
+    this.flushTimer.unref();
   }
 
   /** Sends the block's pending usage (closing it when retired and idle); one report per block at a time. */
@@ -244,6 +284,13 @@ export class CreditBlocks {
       .request(RPC.creditsUsageReport, { reservationId: block.id, usage, close })
       .then(
         (reply) => {
+          for (const entry of usage) {
+            const confirm = this.confirms.get(entry);
+            if (confirm) {
+              this.confirms.delete(entry);
+              confirm();
+            }
+          }
           block.failures = 0;
           block.lastReportAt = Date.now();
           if (close || !reply.open) this.forget(block);

@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import {
   Document,
   ErrorCode,
-  RPC,
   SCRAPE_RPC,
   ScrapeRequest,
   ServiceError,
@@ -15,6 +15,7 @@ import {
   type ScrapeRunReply,
   type StreamMessageDef,
 } from '@wds/contracts';
+import { CreditBlocks, type CreditHold } from '@wds/credits';
 import type { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { JobEvents } from './job-events';
@@ -53,15 +54,19 @@ export interface PageRunnerOptions {
   hooks: PageJobHooks;
   /** Resolves after `ms`; injectable so tests need not wait for `delay`. */
   sleep?: (ms: number) => Promise<void>;
+  /** Names this process in billing's journal of credit blocks (default `<kind>-pages/<host>-<pid>`). */
+  creditHolder?: string;
 }
 
 /**
- * Consumes a service's page tasks: for each page, hold credits (keyed by job and URL, so a
- * redelivered task reuses the hold and settles once), scrape it through the scraper, store the
+ * Consumes a service's page tasks: for each page, hold credits from the team's credit block and
+ * record the cost keyed by job and URL (so a redelivered page is charged once), scrape it through the scraper, store the
  * document and the pages it leads to in one transaction, publish the next tasks and the events.
  */
 export class PageRunner {
   private readonly events: JobEvents;
+  /** Page credits come from blocks of the team's credits held here, not two billing calls per page. */
+  private readonly credits: CreditBlocks;
   private readonly dispatcher: PageDispatcher;
   private readonly jobCache = new Map<string, { job: JobRow; at: number }>();
   private running?: { stop(): Promise<void> };
@@ -73,6 +78,9 @@ export class PageRunner {
     private readonly opts: PageRunnerOptions,
   ) {
     this.events = new JobEvents(messaging, opts.jobKind);
+    this.credits = new CreditBlocks(messaging, logger, {
+      holder: opts.creditHolder ?? `${opts.jobKind}-pages/${hostname()}-${process.pid}`,
+    });
     this.dispatcher = new PageDispatcher(messaging, opts.subject, opts.jobKind);
   }
 
@@ -87,6 +95,8 @@ export class PageRunner {
 
   async stop(): Promise<void> {
     await this.running?.stop();
+    // After the last page: report its usage and hand unused credits back.
+    await this.credits.stop();
   }
 
   /** One delivery of a page task; throwing makes JetStream redeliver it. */
@@ -111,17 +121,10 @@ export class PageRunner {
       return;
     }
     const options = parsed.data;
-    let reservationId: string;
+    let hold: CreditHold;
     try {
       const estimate = options.proxy === 'basic' && !options.lockdown ? 1 : 5;
-      reservationId = (
-        await this.messaging.request(RPC.creditsReserve, {
-          teamId: job.teamId,
-          requestId: holdKey,
-          amount: estimate,
-          endpoint: this.opts.endpoint,
-        })
-      ).reservationId;
+      hold = await this.credits.hold(job.teamId, estimate);
     } catch (err) {
       if (err instanceof ServiceError && err.code === ErrorCode.INSUFFICIENT_CREDITS) {
         await this.failJob(job, 'Insufficient credits to continue the job');
@@ -155,16 +158,15 @@ export class PageRunner {
     } catch (err) {
       const code = codeOf(err);
       if (TRANSIENT.has(code) && !lastAttempt) {
-        await this.release(reservationId);
+        this.credits.release(hold);
         throw err;
       }
       const owed = billableCredits(err);
-      const charged =
-        owed > 0 ? await this.settle(reservationId, owed) : (await this.release(reservationId), 0);
+      const charged = owed > 0 ? await this.settle(hold, holdKey, owed) : (this.credits.release(hold), 0);
       await this.finish(job, task, urlKey, { ok: false, error: describe(err), code, credits: charged });
       return;
     }
-    const charged = await this.settle(reservationId, reply.creditsUsed);
+    const charged = await this.settle(hold, holdKey, reply.creditsUsed);
     const after = this.opts.hooks.afterScrape(job, task, document);
     await this.finish(job, task, urlKey, { ok: true, document: after.document, credits: charged }, after);
   }
@@ -234,15 +236,13 @@ export class PageRunner {
     return Document.parse(JSON.parse((await gunzipAsync(Buffer.concat(parts))).toString('utf8')));
   }
 
-  private async settle(reservationId: string, actual: number): Promise<number> {
-    return (await this.messaging.request(RPC.creditsSettle, { reservationId, actual })).charged;
-  }
-
-  private async release(reservationId: string): Promise<void> {
-    // An unreleased hold is returned by the billing sweeper when it expires.
-    await this.messaging
-      .request(RPC.creditsRelease, { reservationId })
-      .catch((err: unknown) => this.logger.warn({ err, reservationId }, 'could not release credits'));
+  /**
+   * Puts the page's cost on record at billing before the page is marked done: a crash after this
+   * redelivers the page, whose usage key billing has already seen, so it is charged exactly once.
+   */
+  private async settle(hold: CreditHold, key: string, actual: number): Promise<number> {
+    await this.credits.settleRecorded(hold, actual, { key, endpoint: this.opts.endpoint });
+    return actual;
   }
 }
 

@@ -114,9 +114,18 @@ export async function startTwoServices(): Promise<TwoServices> {
   const site = new FakeSite();
   const backend = await Messaging.connect({ servers: nats.url, name: 'fake-backend', logger });
   await backend.ensureStreams([STREAMS.WDS_WORK_V1, STREAMS.WDS_EVENTS_V1, STREAMS.WDS_DLQ_V1]);
-  backend.serve(RPC.creditsReserve, async (req) => ({ reservationId: req.requestId, balance: 1000 }));
-  backend.serve(RPC.creditsSettle, async (req) => ({ balance: 1000, charged: req.actual }));
-  backend.serve(RPC.creditsRelease, async () => ({ balance: 1000 }));
+  backend.serve(RPC.creditsBlockTake, async (req) => ({
+    reservationId: randomUUID(),
+    granted: req.amount,
+    balance: 1_000_000,
+    expiresAt: Date.now() + 120_000,
+  }));
+  backend.serve(RPC.creditsUsageReport, async (req) => ({
+    recorded: 0,
+    used: 0,
+    open: !req.close,
+    expiresAt: Date.now() + 120_000,
+  }));
   backend.serve(SCRAPE_RPC.run, async (req) => {
     await site.fetch(req.teamId, req.options.url);
     return {
