@@ -86,7 +86,8 @@ function postgresCpuSeconds(dataDir) {
 }
 
 function spawnService(name, env) {
-  const child = spawn(process.execPath, [path.join(ROOT, `apps/${name}/dist/main.js`)], {
+  const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, `apps/${name}/dist/main.js`)], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, ...env, WDS_INSTANCE_ID: `${name}-bench` },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,6 +7,11 @@ export interface CreditBlocksOptions {
   holder: string;
   /** Usage is reported at most this long after the work finished. */
   flushIntervalMs?: number;
+  /**
+   * `settleRecorded` usage is reported within this: short, since its caller waits, but long enough
+   * that many pieces of work share one report.
+   */
+  recordedFlushMs?: number;
   /** Usage entries per report. */
   maxBatch?: number;
   /** A team's block unused this long is closed, its rest going back to the balance. */
@@ -74,6 +79,7 @@ export class CreditBlocks {
   private readonly confirms = new Map<CreditUsage, () => void>();
   private readonly opts: Required<CreditBlocksOptions>;
   private flushTimer?: NodeJS.Timeout;
+  private flushDue = 0;
   private housekeeping?: NodeJS.Timeout;
   private stopped = false;
 
@@ -84,6 +90,7 @@ export class CreditBlocks {
   ) {
     this.opts = {
       flushIntervalMs: 100,
+      recordedFlushMs: 25,
       maxBatch: 1000,
       idleCloseMs: 5_000,
       renewEveryMs: 30_000,
@@ -151,7 +158,7 @@ export class CreditBlocks {
         resolve();
       });
     });
-    if (this.record(hold, entry)) void this.report(hold.block);
+    if (this.record(hold, entry)) this.scheduleFlush(this.opts.recordedFlushMs);
     else this.confirms.get(entry)?.();
     return recorded;
   }
@@ -260,8 +267,13 @@ export class CreditBlocks {
     else if (block.exact) void this.retire(this.team(block.teamId), block);
   }
 
-  private scheduleFlush(): void {
-    if (this.flushTimer || this.stopped) return;
+  /** Flushes pending usage in `delayMs` (or sooner, when a flush is already due earlier). */
+  private scheduleFlush(delayMs = this.opts.flushIntervalMs): void {
+    if (this.stopped) return;
+    const due = Date.now() + delayMs;
+    if (this.flushTimer && this.flushDue <= due) return;
+    clearTimeout(this.flushTimer);
+    this.flushDue = due;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
       // report() never rejects: a failed report keeps its usage for the next try.
