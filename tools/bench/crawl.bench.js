@@ -120,7 +120,11 @@ async function waitFor(client, teamId, id, onTick) {
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-crawl-bench-'));
   const nats = await startNats({ dataDir: path.join(dir, 'nats') });
-  const pg = await startPostgres({ dataDir: path.join(dir, 'pg') });
+  // BENCH_PG_DURABLE=1: crash-safe PostgreSQL settings, as npm start runs it.
+  const pg = await startPostgres({
+    dataDir: path.join(dir, 'pg'),
+    durable: process.env.BENCH_PG_DURABLE === '1',
+  });
   const site = await startSite();
   const port = site.address().port;
   const env = {

@@ -205,7 +205,11 @@ async function main() {
   try {
     const nats = await startNats({ dataDir: path.join(dir, 'nats') });
     cleanups.push(() => nats.stop());
-    const pg = await startPostgres({ dataDir: path.join(dir, 'pg') });
+    // BENCH_PG_DURABLE=1: crash-safe PostgreSQL settings, as npm start runs it.
+    const pg = await startPostgres({
+      dataDir: path.join(dir, 'pg'),
+      durable: process.env.BENCH_PG_DURABLE === '1',
+    });
     cleanups.push(() => pg.stop());
     const site = await startSite(16);
     cleanups.push(() => new Promise((r) => site.server.close(r)));

@@ -152,6 +152,11 @@ export interface PostgresOptions {
   user?: string;
   password?: string;
   database?: string;
+  /**
+   * Crash-safe settings (fsync, synchronous commit, full page writes), for data that must survive
+   * a machine crash (`npm start`). Off by default: tests and benchmarks use throwaway clusters.
+   */
+  durable?: boolean;
 }
 
 /**
@@ -221,12 +226,9 @@ export async function startPostgres(opts: PostgresOptions): Promise<RunningServe
       '',
       '-c',
       'max_connections=300',
-      '-c',
-      'fsync=off',
-      '-c',
-      'synchronous_commit=off',
-      '-c',
-      'full_page_writes=off',
+      ...(opts.durable
+        ? []
+        : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
       '-c',
       'shared_buffers=256MB',
     ],

@@ -134,7 +134,8 @@ async function startInfra(dir) {
       const pgDir = path.join(dir, 'postgres');
       checkNoOrphanPostgres(pgDir);
       const port = await choosePort(5432, 'PostgreSQL');
-      const pg = await localInfra().startPostgres({ dataDir: pgDir, port });
+      // The stack's data must survive a machine crash, unlike the tests' throwaway clusters.
+      const pg = await localInfra().startPostgres({ dataDir: pgDir, port, durable: true });
       started.push({ name: 'postgres', server: pg, dataDir: pgDir });
       result.databaseUrl = pg.url;
       result.pids.postgres = pg.pid;
