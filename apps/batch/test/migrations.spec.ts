@@ -29,7 +29,7 @@ async function shape(db: Database, schema: string): Promise<string[]> {
 }
 
 /**
- * The job tables come from libs/jobs/sql (linked into migrations/ as 0003-0005). A database
+ * The job tables come from libs/jobs/sql (linked into migrations/ as 0003-0006). A database
  * migrated by an earlier release ran this app's own 0002 copy of them: upgrading it must apply
  * only the new files, keep its rows, and end in the same shape as a fresh database.
  */
@@ -70,6 +70,7 @@ describe(`${APP} migrations`, () => {
         '0003_job_tables.sql',
         '0004_team_slots.sql',
         '0005_job_reopen.sql',
+        '0006_page_finish.sql',
       ]);
       expect(await runMigrations(old, { schema: APP, dir: MIGRATIONS })).toEqual([]);
       const { rows } = await old.query<{ reopened: number }>(
@@ -83,6 +84,7 @@ describe(`${APP} migrations`, () => {
         '0003_job_tables.sql',
         '0004_team_slots.sql',
         '0005_job_reopen.sql',
+        '0006_page_finish.sql',
       ]);
       expect(await shape(old, APP)).toEqual(await shape(db, APP));
       expect(await shape(old, 'jobs')).toEqual(await shape(db, 'jobs'));

@@ -2,7 +2,7 @@ import type { Queryable } from '@wds/database';
 import { JobReader, type TxRunner } from './job-reader';
 import { JOB_COLUMNS, toJob, type RawJob } from './job-rows';
 import type { JobStatus, JobRow, NewJob, PageCandidate, ClaimedPage, PageResult } from './job.types';
-import { TeamGate, type TeamWaker, type WakeTarget } from './team-gate';
+import { TeamGate, type GatePage, type TeamWaker, type WakeTarget } from './team-gate';
 
 /** Pages handed back per claim at most, whatever the job's concurrency. */
 const MAX_CLAIM = 500;
@@ -41,6 +41,15 @@ export interface AddOutcome {
 
 type Waking = { wake: WakeTarget[] };
 type Settled = { dispatch: ClaimedPage[]; finished?: 'completed'; job: JobRow; wake: WakeTarget[] };
+/** A row of finish_page(): the outcome, and the job's columns when the page completed the job. */
+type RawFinish = RawJob & {
+  applied: boolean;
+  seq: number | null;
+  dispatch: GatePage[];
+  wake: WakeTarget[];
+  finished: boolean;
+  teamId: string;
+};
 
 /**
  * The frontier, the visited set and the counters of page jobs, in PostgreSQL (tables in
@@ -52,6 +61,8 @@ type Settled = { dispatch: ClaimedPage[]; finished?: 'completed'; job: JobRow; w
  */
 export class JobStore extends JobReader {
   private readonly gate: TeamGate;
+  private readonly leaseMs: number;
+  private readonly finishFn: string;
 
   constructor(
     db: TxRunner,
@@ -59,7 +70,9 @@ export class JobStore extends JobReader {
     private readonly opts: JobStoreOptions = {},
   ) {
     super(db, schema);
-    this.gate = new TeamGate(opts.teamLeaseMs ?? DEFAULT_TEAM_LEASE_MS);
+    this.leaseMs = opts.teamLeaseMs ?? DEFAULT_TEAM_LEASE_MS;
+    this.gate = new TeamGate(this.leaseMs);
+    this.finishFn = `${schema}.finish_page`;
   }
 
   async create(job: NewJob): Promise<void> {
@@ -154,56 +167,42 @@ export class JobStore extends JobReader {
     discovered: readonly PageCandidate[] = [],
     blocked: readonly string[] = [],
   ): Promise<FinishOutcome> {
-    return this.withWake<FinishOutcome & Waking>(async (q) => {
-      const job = await this.lock(q, jobId);
-      if (!job) return { applied: false, dispatch: [], wake: [] };
-      const ok = result.kind === 'done';
-      const seq = ok ? job.succeeded + 1 : null;
-      const upd = await q.query(
-        `UPDATE ${this.pages} SET status = $3, done_seq = $4, document = $5, doc_bytes = $6, credits = $7,
-           error = $8, error_code = $9, finished_at = now()
-         WHERE job_id = $1 AND url_key = $2 AND status IN ('dispatched', 'queued')
-         RETURNING status`,
-        [
-          jobId,
-          urlKey,
-          ok ? 'done' : 'failed',
-          seq,
-          ok ? result.documentJson : null,
-          ok ? Buffer.byteLength(result.documentJson) : null,
-          result.credits,
-          ok ? null : result.error,
-          ok ? null : (result.code ?? null),
-        ],
-      );
-      if (upd.rowCount === 0) return { applied: false, dispatch: [], wake: [] };
-      let inserted = 0;
-      if (job.status === 'scraping') {
-        inserted = await this.insertCandidates(q, job, discovered);
-        if (blocked.length) await this.insertBlocked(q, jobId, blocked);
-      }
-      await q.query(
-        `UPDATE ${this.jobs} SET discovered = discovered + $2, succeeded = succeeded + $3, failed = failed + $4,
-           inflight = GREATEST(inflight - 1, 0), credits_used = credits_used + $5, progressed_at = now()
-         WHERE id = $1`,
-        [jobId, inserted, ok ? 1 : 0, ok ? 0 : 1, result.credits],
-      );
-      const s = await this.claimAndSettle(q, {
-        ...job,
-        discovered: job.discovered + inserted,
-        succeeded: job.succeeded + (ok ? 1 : 0),
-        failed: job.failed + (ok ? 0 : 1),
-        inflight: Math.max(job.inflight - 1, 0),
-      });
-      return {
-        applied: true,
-        dispatch: s.dispatch,
-        finished: s.finished,
-        wake: s.wake,
-        ...(s.finished ? { job: s.job } : {}),
-        seq: seq ?? undefined,
-      };
-    });
+    const ok = result.kind === 'done';
+    // One statement (libs/jobs/sql/page-finish.sql), its own transaction: the same steps as the other
+    // methods here (job lock, page, links, TeamGate claim or update, counters, completion) without a
+    // round trip for each.
+    const { rows } = await this.db.query<RawFinish>(
+      `SELECT f.o_applied AS applied, f.o_seq AS seq, f.o_dispatch AS dispatch, f.o_wake AS wake,
+         f.o_finished AS finished, f.o_team_id AS "teamId", (f.o_job).*
+       FROM ${this.finishFn}($1::uuid, $2::text, $3::boolean, $4::text, $5::int, $6::int, $7::text, $8::text,
+         $9::text[], $10::text[], $11::int[], $12::text[], $13::int, $14::int) f`,
+      [
+        jobId,
+        urlKey,
+        ok,
+        ok ? result.documentJson : null,
+        ok ? Buffer.byteLength(result.documentJson) : null,
+        result.credits,
+        ok ? null : result.error,
+        ok ? null : (result.code ?? null),
+        discovered.map((c) => c.urlKey),
+        discovered.map((c) => c.url),
+        discovered.map((c) => c.depth),
+        [...new Set(blocked)].slice(0, 1000),
+        MAX_CLAIM,
+        this.leaseMs,
+      ],
+    );
+    const r = rows[0];
+    if (!r.applied) return { applied: false, dispatch: [] };
+    if (r.wake.length) this.opts.teamWaker?.wake(r.wake);
+    return {
+      applied: true,
+      dispatch: r.dispatch.map((p) => ({ jobId, teamId: r.teamId, ...p })),
+      finished: r.finished ? 'completed' : undefined,
+      ...(r.finished ? { job: toJob(r) } : {}),
+      seq: r.seq ?? undefined,
+    };
   }
 
   /** Ends a running job (cancel, out of credits, watchdog); false when it had already ended. */

@@ -32,6 +32,9 @@ type GateJob = Pick<JobRow, 'id' | 'teamId' | 'kind' | 'concurrency' | 'inflight
  * Fairness: a job the limit holds back records since when it waits; a freed slot goes to the
  * longest waiter, and a waiter that got a slot goes to the back of the line (round robin), so one
  * big job cannot starve a small one. Jobs ahead that are owed a slot are returned for waking.
+ *
+ * finish_page() (sql/page-finish.sql) repeats claim and update in PL/pgSQL for the page-finish
+ * path: a change to either belongs in both.
  */
 export class TeamGate {
   constructor(private readonly leaseMs: number) {}

@@ -28,9 +28,9 @@ import {
   type NewJob,
 } from '../../src';
 
-const SQL_DIR = path.resolve(__dirname, '..', '..', 'sql');
+export const SQL_DIR = path.resolve(__dirname, '..', '..', 'sql');
 /** The shared job DDL in the order the services' migrations apply it. */
-const MIGRATIONS = ['job-tables.sql', 'team-slots.sql', 'job-reopen.sql'];
+export const MIGRATIONS = ['job-tables.sql', 'team-slots.sql', 'job-reopen.sql', 'page-finish.sql'];
 
 export const logger = createLogger({ service: 'jobs-test', level: 'fatal' });
 

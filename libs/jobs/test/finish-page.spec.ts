@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Database, runMigrations } from '@wds/database';
+import { createTestDatabase } from '@wds/testing';
+import { JobStore, type NewJob, type WakeTarget } from '../src';
+import { MIGRATIONS, SQL_DIR } from './support/two-services';
+
+const SCHEMA = 'svc_finish';
+
+/**
+ * JobStore.finishPage runs as one SQL function (sql/page-finish.sql): its guarantees, checked on
+ * the database alone (no runners), including the team-gate paths a page finish takes.
+ */
+describe('JobStore.finishPage', () => {
+  let db: Database;
+  let drop: () => Promise<void>;
+  let store: JobStore;
+  const woken: WakeTarget[][] = [];
+
+  beforeAll(async () => {
+    const testDb = await createTestDatabase('jobs_finish');
+    drop = testDb.drop;
+    db = new Database({ url: testDb.url, max: 4 });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-jobs-finish-'));
+    MIGRATIONS.forEach((f, i) =>
+      fs.symlinkSync(path.join(SQL_DIR, f), path.join(dir, `000${i + 1}_${f.replace('-', '_')}`)),
+    );
+    await runMigrations(db, { schema: SCHEMA, dir });
+    store = new JobStore(db, SCHEMA, { teamWaker: { wake: (t) => woken.push([...t]) } });
+  }, 30_000);
+
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+  });
+
+  const page = (key: string, depth = 0) => ({ urlKey: key, url: `http://site.test/${key}`, depth });
+  const done = (credits = 1) => ({ kind: 'done' as const, documentJson: '{"markdown":"é"}', credits });
+
+  const waitingOf = async (ids: string[]) => (await store.teamWaiting()).filter((w) => ids.includes(w));
+
+  async function startJob(extra: Partial<NewJob>, pages: string[]): Promise<string> {
+    const id = randomUUID();
+    await store.create({
+      id,
+      teamId: `team-${randomUUID()}`,
+      kind: 'crawl',
+      url: 'http://site.test/',
+      options: {},
+      pageLimit: 10,
+      concurrency: 2,
+      delayMs: 0,
+      zeroDataRetention: false,
+      retentionMs: 3_600_000,
+      ...extra,
+    });
+    await store.addPages(
+      id,
+      pages.map((k) => page(k)),
+      { seeded: true },
+    );
+    return id;
+  }
+
+  it('records a page once, adds its links within the page limit, and claims the next pages', async () => {
+    const id = await startJob({ pageLimit: 4, concurrency: 2, teamConcurrency: 5 }, ['a']);
+    const links = ['a', 'b', 'c', 'd', 'e'].map((k) => page(k, 1));
+    const first = await store.finishPage(id, 'a', done(3), links, [
+      'http://site.test/x',
+      'http://site.test/x',
+    ]);
+    expect(first).toMatchObject({ applied: true, seq: 1, finished: undefined });
+    // Room for three more pages: the known key `a` is skipped, `e` is past the limit.
+    const claimed = [...first.dispatch].sort((x, y) => x.urlKey.localeCompare(y.urlKey));
+    expect(claimed.map((p) => p.urlKey)).toEqual(['b', 'c']);
+    expect(claimed[0]).toMatchObject({ jobId: id, url: 'http://site.test/b', depth: 1 });
+    expect(claimed[0].teamId).toMatch(/^team-/);
+    const again = await store.finishPage(id, 'a', done(3), [page('z')]);
+    expect(again).toEqual({ applied: false, dispatch: [] });
+
+    const job = await store.get(id);
+    expect(job).toMatchObject({ discovered: 4, succeeded: 1, failed: 0, inflight: 2, creditsUsed: 3 });
+    const { rows } = await db.query(
+      `SELECT url_key, status, done_seq, doc_bytes FROM ${SCHEMA}.job_pages WHERE job_id = $1 ORDER BY url_key`,
+      [id],
+    );
+    expect(rows).toEqual([
+      { url_key: 'a', status: 'done', done_seq: 1, doc_bytes: 17 },
+      { url_key: 'b', status: 'dispatched', done_seq: null, doc_bytes: null },
+      { url_key: 'c', status: 'dispatched', done_seq: null, doc_bytes: null },
+      { url_key: 'd', status: 'queued', done_seq: null, doc_bytes: null },
+    ]);
+    expect((await store.errors(id)).blocked).toEqual(['http://site.test/x']);
+    const team = await db.query('SELECT inflight FROM jobs.team_jobs WHERE job_id = $1', [id]);
+    expect(team.rows).toEqual([{ inflight: 2 }]);
+  });
+
+  it('completes the job with its last page and hands its team slots to a waiting job', async () => {
+    const teamId = `team-${randomUUID()}`;
+    const first = await startJob({ teamId, concurrency: 1, teamConcurrency: 1 }, ['p']);
+    const second = await startJob({ teamId, concurrency: 1, teamConcurrency: 1 }, ['q']);
+    expect(await waitingOf([first, second])).toEqual([second]);
+    woken.length = 0;
+
+    const failed = await store.finishPage(first, 'p', {
+      kind: 'failed',
+      error: 'boom',
+      code: 'SCRAPE_FAILED',
+      credits: 0,
+    });
+    expect(failed).toMatchObject({ applied: true, dispatch: [], finished: 'completed', seq: undefined });
+    expect(failed.job).toMatchObject({ id: first, status: 'completed', failed: 1, inflight: 0, teamId });
+    expect(woken).toEqual([[{ jobId: second, kind: 'crawl' }]]);
+    const gone = await db.query('SELECT 1 FROM jobs.team_jobs WHERE job_id = $1', [first]);
+    expect(gone.rowCount).toBe(0);
+    expect((await store.errors(first)).pages).toMatchObject([{ error: 'boom', code: 'SCRAPE_FAILED' }]);
+  });
+
+  it('keeps a freed slot for the longest waiter rather than the job that freed it', async () => {
+    const teamId = `team-${randomUUID()}`;
+    const big = await startJob({ teamId, concurrency: 1, teamConcurrency: 1 }, ['b1', 'b2']);
+    const small = await startJob({ teamId, concurrency: 1, teamConcurrency: 1 }, ['s1']);
+    woken.length = 0;
+
+    const outcome = await store.finishPage(big, 'b1', done());
+    expect(outcome.dispatch).toEqual([]);
+    expect(woken).toEqual([[{ jobId: small, kind: 'crawl' }]]);
+    expect(await waitingOf([big, small])).toEqual([small, big]);
+    expect((await store.claim(small)).dispatch.map((p) => p.urlKey)).toEqual(['s1']);
+  });
+});
