@@ -1,2 +1,3 @@
 export * from './databases';
 export * from './fixture-site';
+export * from './job-tables-upgrade';
