@@ -1,6 +1,9 @@
-import { CommonEnv } from '@wds/config';
+import { CommonEnv, envInt } from '@wds/config';
 import type { z } from 'zod';
 
-/** Environment of the billing service: the common variables; its own are added here as features land. */
-export const BillingConfig = CommonEnv.extend({});
+/** Environment of the billing service. */
+export const BillingConfig = CommonEnv.extend({
+  /** Per-request usage rows (`billing.usage`) older than this are deleted by the sweeper. */
+  WDS_USAGE_RETENTION_DAYS: envInt({ min: 1, max: 3650 }).default(90),
+});
 export type BillingConfig = z.output<typeof BillingConfig>;

@@ -143,4 +143,29 @@ describe('credit blocks over NATS (real PostgreSQL + NATS)', () => {
     const missing = await rejection(report(randomUUID(), [['x', 1]]));
     expect(missing.code).toBe(ErrorCode.NOT_FOUND);
   });
+
+  it('deletes usage rows past the retention period, keeping recent ones', async () => {
+    const team = randomUUID();
+    await grant(team, 100);
+    const block = await take(team, 10, 10);
+    await report(
+      block.reservationId,
+      [
+        ['old', 1],
+        ['recent', 1],
+      ],
+      true,
+    );
+    await billing.database.query(
+      `UPDATE billing.usage SET created_at = now() - interval '91 days' WHERE team_id = $1 AND usage_key = 'old'`,
+      [team],
+    );
+    await billing.app.get(ReservationSweeper).sweepOnce();
+    const { rows } = await billing.database.query<{ usage_key: string }>(
+      'SELECT usage_key FROM billing.usage WHERE team_id = $1',
+      [team],
+    );
+    expect(rows).toEqual([{ usage_key: 'recent' }]);
+    expect(await balance(team)).toBe(98);
+  });
 });

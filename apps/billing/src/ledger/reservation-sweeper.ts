@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { Database } from '@wds/database';
 import type { Logger } from '@wds/observability';
-import { LOGGER } from '@wds/service-kit';
+import { APP_CONFIG, LOGGER } from '@wds/service-kit';
+import type { BillingConfig } from '../config';
 import { ledgerSql } from './ledger.repository';
 import { ReleaseCredits } from './release-credits.usecase';
 
@@ -10,7 +11,8 @@ const BATCH = 100;
 
 /**
  * Gives back credits held by reservations nobody settled or released before they expired (the
- * gateway crashed mid-request, a release was lost). Safe on every replica: releasing re-checks
+ * gateway crashed mid-request, a release was lost), settles expired credit blocks at their
+ * reported usage, and deletes per-request usage rows past WDS_USAGE_RETENTION_DAYS. Safe on every replica: releasing re-checks
  * status and expiry under the row lock, and releasing twice is a no-op.
  */
 @Injectable()
@@ -22,6 +24,7 @@ export class ReservationSweeper implements OnModuleInit, OnApplicationShutdown {
     private readonly db: Database,
     private readonly release: ReleaseCredits,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(APP_CONFIG) private readonly config: BillingConfig,
   ) {}
 
   onModuleInit(): void {
@@ -42,6 +45,19 @@ export class ReservationSweeper implements OnModuleInit, OnApplicationShutdown {
     return this.running;
   }
 
+  /** Per-request usage rows past retention go, in bounded batches (the ledger keeps the totals). */
+  private async purgeOldUsage(): Promise<void> {
+    for (;;) {
+      const res = await this.db.query(
+        `DELETE FROM billing.usage WHERE ctid IN (
+           SELECT ctid FROM billing.usage
+           WHERE created_at < now() - make_interval(days => $1) LIMIT 5000)`,
+        [this.config.WDS_USAGE_RETENTION_DAYS],
+      );
+      if ((res.rowCount ?? 0) < 5000) return;
+    }
+  }
+
   private async sweep(): Promise<number> {
     let released = 0;
     for (;;) {
@@ -57,6 +73,7 @@ export class ReservationSweeper implements OnModuleInit, OnApplicationShutdown {
       if (ids.length < BATCH) break;
     }
     if (released) this.logger.info({ released }, 'released expired credit reservations');
+    await this.purgeOldUsage();
     return released;
   }
 }
