@@ -21,6 +21,14 @@ export interface DeliveryInput {
   zeroDataRetention: boolean;
 }
 
+/** A document whose stored form already exists (the cache entry's gzip) and differs only in metadata. */
+export interface SharedDeliveryInput extends Omit<DeliveryInput, 'zeroDataRetention'> {
+  /** The gzip of the document without this job's metadata. */
+  gz: Buffer;
+  /** This job's metadata, merged over the stored document's when it is read back. */
+  metadataPatch: Record<string, string | number>;
+}
+
 export interface DeliverySettings {
   retentionMs: number;
   /** How long a zero-data-retention document too large for a message waits for the gateway to read it. */
@@ -66,5 +74,29 @@ export class DocumentDelivery {
         chunks: chunkCount(gz.length, SCRAPE_DOCUMENT_CHUNK_BYTES),
       },
     };
+  }
+
+  /**
+   * Records the job with an already compressed document (shared with the cache entry) and its own
+   * metadata beside it: no re-encoding. Only for documents that fit a message and keep no secrets
+   * from the cache (no zero data retention), so the answer is always inline.
+   */
+  async deliverShared(input: SharedDeliveryInput): Promise<DeliveredResult> {
+    await this.scrapes.insert({
+      id: input.jobId,
+      teamId: input.teamId,
+      url: input.url,
+      status: 'completed',
+      statusCode: input.statusCode,
+      documentGz: input.gz,
+      documentBytes: input.gz.length,
+      metadataPatch: input.metadataPatch,
+      creditsUsed: input.creditsUsed,
+      cacheHit: input.cacheHit,
+      proxyUsed: input.proxyUsed,
+      zeroDataRetention: false,
+      retainMs: this.settings.retentionMs,
+    });
+    return { creditsUsed: input.creditsUsed, cacheHit: input.cacheHit, document: input.document };
   }
 }

@@ -149,25 +149,22 @@ export class RunScrapeUseCase {
     );
     if (cached && !outcome.rendered && !outcome.warning && cached.jsonBytes <= PATCHED_INLINE_MAX_BYTES) {
       // The job row shares the cache entry's gzip (compressed once) and keeps its own metadata beside it.
-      await Promise.all([
+      const [, delivered] = await Promise.all([
         caching,
-        this.scrapes.insert({
-          id: cmd.jobId,
+        this.delivery.deliverShared({
           teamId: cmd.teamId,
+          jobId: cmd.jobId,
           url: o.url,
-          status: 'completed',
-          statusCode: page.status,
-          documentGz: cached.gz,
-          documentBytes: cached.gz.length,
+          document,
+          gz: cached.gz,
           metadataPatch: patch,
           creditsUsed: credits,
           cacheHit: false,
           proxyUsed: page.proxyUsed,
-          zeroDataRetention: false,
-          retainMs: this.settings.retentionMs,
+          statusCode: page.status,
         }),
       ]);
-      return { creditsUsed: credits, cacheHit: false, document };
+      return delivered;
     }
     await caching;
     return this.delivery.deliver({
@@ -231,21 +228,17 @@ export class RunScrapeUseCase {
     const document: Document = { ...cached, metadata: buildMetadata(cached.metadata ?? {}, patch) };
     if (!zdr && entry.jsonBytes !== undefined && entry.jsonBytes <= PATCHED_INLINE_MAX_BYTES) {
       // The usual hit: the job row keeps the cached gzip as it is plus this request's metadata.
-      await this.scrapes.insert({
-        id: cmd.jobId,
+      return this.delivery.deliverShared({
         teamId: cmd.teamId,
+        jobId: cmd.jobId,
         url: cmd.options.url,
-        status: 'completed',
-        statusCode: document.metadata?.statusCode,
-        documentGz: entry.documentGz,
-        documentBytes: entry.documentGz.length,
+        document,
+        gz: entry.documentGz,
         metadataPatch: patch,
         creditsUsed: credits,
         cacheHit: true,
-        zeroDataRetention: false,
-        retainMs: this.settings.retentionMs,
+        statusCode: document.metadata?.statusCode,
       });
-      return { creditsUsed: credits, cacheHit: true, document };
     }
     return this.delivery.deliver({
       teamId: cmd.teamId,
