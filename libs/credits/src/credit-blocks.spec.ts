@@ -53,6 +53,8 @@ class FakeBilling {
       recorded += u.amount;
     }
     block.used += recorded;
+    // Usage against a block already settled (expired) is charged from the balance.
+    if (!block.open) this.balance -= recorded;
     if (p.close && block.open) {
       block.open = false;
       this.balance += block.granted - block.used;
@@ -205,5 +207,21 @@ describe('CreditBlocks', () => {
     await Promise.all(holds.map((h, i) => blocks.settleRecorded(h, 1, { key: `p${i}`, endpoint: 'crawl' })));
     expect(billing.keys.size).toBe(40);
     expect(billing.reports().length).toBeLessThanOrEqual(3);
+  });
+
+  it('still reports the usage of running holds after billing settled their expired block', async () => {
+    make({ firstBlock: 10, idleCloseMs: 100_000, renewEveryMs: 100_000 });
+    const h = await blocks.hold('t1', 1);
+    const early = await blocks.hold('t1', 1);
+    // The sweeper settles the block (its renewals were lost): 10 held, nothing used yet, all back.
+    billing.blocks.get('block-1')!.open = false;
+    billing.balance += 10;
+    // The first report after that learns the block is settled; another hold is still running.
+    blocks.settle(early, 1, { key: 'early', endpoint: 'scrape' });
+    await until(() => billing.keys.has('early'));
+    blocks.settle(h, 1, { key: 'late', endpoint: 'scrape' });
+    await until(() => billing.keys.has('late'));
+    await until(() => blocks.heldBlocks().length === 0);
+    expect(billing.balance).toBe(100_000 - 2);
   });
 });

@@ -305,9 +305,11 @@ export class CreditBlocks {
           }
           block.failures = 0;
           block.lastReportAt = Date.now();
-          if (close || !reply.open) this.forget(block);
-          // A block billing already closed (it expired) takes no more holds.
-          if (!reply.open && !block.retired) void this.retire(this.team(block.teamId), block);
+          if (close) this.forget(block);
+          // A block billing already settled (it expired) takes no more holds, but the usage of
+          // holds still running is reported against it (billing charges late usage from the
+          // balance); it is forgotten after the close that follows its last hold.
+          else if (!reply.open && !block.retired) void this.retire(this.team(block.teamId), block);
         },
         (err: unknown) => {
           // Put the usage back in front and let the next tick retry; billing dedups by key.
