@@ -98,9 +98,8 @@ export class ReportCreditUsage {
       }
       const recorded = await insertUsage(db, r, cmd.usage);
       if (r.status !== 'reserved') {
-        if (recorded > 0) await chargeLate(db, r, recorded);
-        const after = await ledgerSql.lockReservation(db, { id: r.id });
-        return { recorded, used: after?.charged ?? r.charged, open: false, expiresAt: r.expiresAt.getTime() };
+        const taken = recorded > 0 ? await chargeLate(db, r, recorded) : 0;
+        return { recorded, used: r.charged + taken, open: false, expiresAt: r.expiresAt.getTime() };
       }
       const res = await db.query<{ charged: string; expires_at: Date }>(
         `UPDATE billing.reservations SET charged = charged + $2, updated_at = now(),
@@ -135,8 +134,11 @@ async function insertUsage(
   return Number(res.rows[0].recorded);
 }
 
-/** Usage that arrived after its block was settled: debited from the balance as far as it goes. */
-async function chargeLate(db: Queryable, r: Reservation, amount: number): Promise<void> {
+/**
+ * Usage that arrived after its block was settled: debited from the balance as far as it goes.
+ * Returns what was taken (the rest is recorded as shortfall).
+ */
+async function chargeLate(db: Queryable, r: Reservation, amount: number): Promise<number> {
   const { taken } = await ledgerSql.debitUpTo(db, r.teamId, amount);
   await db.query(
     `UPDATE billing.reservations SET charged = charged + $2, shortfall = shortfall + $3, updated_at = now()
@@ -151,4 +153,5 @@ async function chargeLate(db: Queryable, r: Reservation, amount: number): Promis
     reservationId: r.id,
     idempotencyKey: `late:${r.id}:${randomUUID()}`,
   });
+  return taken;
 }
