@@ -150,7 +150,16 @@ function cpuSnapshot(groups) {
  * Runs `send(i)` with `concurrency` workers until `count` requests or `seconds` elapsed. Every
  * answer must be what `send` expects (it throws otherwise). Returns per-request ms and the rate.
  */
-async function drive({ concurrency, count = Infinity, seconds = Infinity, send, cpu }) {
+// BENCH_PHASES: a comma list of the phases to run (hello, page, hit, miss, hello32, hit32, miss32;
+// default all); a skipped phase prints NaN. For profiling one phase at a time.
+const PHASES = process.env.BENCH_PHASES ? new Set(process.env.BENCH_PHASES.split(',')) : undefined;
+const SKIPPED = { n: 0, rps: NaN, p50: NaN, p95: NaN, p99: NaN };
+
+async function drive({ concurrency, count = Infinity, seconds = Infinity, send, cpu, phase }) {
+  if (phase && PHASES && !PHASES.has(phase)) {
+    const zero = cpu ? Object.fromEntries(Object.keys(cpu()).map((k) => [k, NaN])) : undefined;
+    return { ...SKIPPED, cpuPerRequest: zero };
+  }
   const cpu0 = cpu?.();
   const times = [];
   let next = 0;
@@ -328,31 +337,31 @@ async function main() {
     };
     const helloLat = row(
       'baseline: bare Fastify POST /hello, c=1',
-      await drive({ concurrency: 1, count: LATENCY_REQUESTS, send: okHello, cpu }),
+      await drive({ concurrency: 1, count: LATENCY_REQUESTS, send: okHello, cpu, phase: 'hello' }),
     );
     const pageLat = row(
       'baseline: plain GET of the 50 KB page, c=1',
-      await drive({ concurrency: 1, count: LATENCY_REQUESTS, send: okPage, cpu }),
+      await drive({ concurrency: 1, count: LATENCY_REQUESTS, send: okPage, cpu, phase: 'page' }),
     );
     const hitLat = row(
       'scrape, cache hit, c=1',
-      await drive({ concurrency: 1, count: LATENCY_REQUESTS, send: okHit, cpu }),
+      await drive({ concurrency: 1, count: LATENCY_REQUESTS, send: okHit, cpu, phase: 'hit' }),
     );
     const missLat = row(
       'scrape, uncached (fetch engine), c=1',
-      await drive({ concurrency: 1, count: UNCACHED_REQUESTS, send: okMiss, cpu }),
+      await drive({ concurrency: 1, count: UNCACHED_REQUESTS, send: okMiss, cpu, phase: 'miss' }),
     );
     const helloTp = row(
       `baseline: bare Fastify POST /hello, c=${CONCURRENCY}`,
-      await drive({ concurrency: CONCURRENCY, seconds: THROUGHPUT_SECONDS, send: okHello, cpu }),
+      await drive({ concurrency: CONCURRENCY, seconds: THROUGHPUT_SECONDS, send: okHello, cpu, phase: 'hello32' }),
     );
     const hitTp = row(
       `scrape, cache hit, c=${CONCURRENCY}`,
-      await drive({ concurrency: CONCURRENCY, seconds: THROUGHPUT_SECONDS, send: okHit, cpu }),
+      await drive({ concurrency: CONCURRENCY, seconds: THROUGHPUT_SECONDS, send: okHit, cpu, phase: 'hit32' }),
     );
     const missTp = row(
       `scrape, uncached (fetch engine), c=${CONCURRENCY}`,
-      await drive({ concurrency: CONCURRENCY, seconds: THROUGHPUT_SECONDS, send: okMiss, cpu }),
+      await drive({ concurrency: CONCURRENCY, seconds: THROUGHPUT_SECONDS, send: okMiss, cpu, phase: 'miss32' }),
     );
 
     out('');
