@@ -7,6 +7,7 @@ import { CacheStore } from './storage/cache-store';
 import { ScrapeStore } from './storage/scrape-store';
 import { GetScrapeUseCase } from './use-cases/get-scrape.usecase';
 import { ReadDocumentChunkUseCase } from './use-cases/read-document-chunk.usecase';
+import { RecordHitsUseCase } from './use-cases/record-hits.usecase';
 import { RunScrapeUseCase } from './use-cases/run-scrape.usecase';
 
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
@@ -24,6 +25,7 @@ export class ScrapeConsumer implements OnApplicationBootstrap, OnApplicationShut
     private readonly runScrape: RunScrapeUseCase,
     private readonly getScrape: GetScrapeUseCase,
     private readonly readChunk: ReadDocumentChunkUseCase,
+    private readonly recordHits: RecordHitsUseCase,
     private readonly scrapes: ScrapeStore,
     private readonly cache: CacheStore,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -33,6 +35,7 @@ export class ScrapeConsumer implements OnApplicationBootstrap, OnApplicationShut
     this.messaging.serve(SCRAPE_RPC.run, (req) => this.runScrape.execute(req));
     this.messaging.serve(SCRAPE_RPC.get, (req) => this.getScrape.execute(req));
     this.messaging.serve(SCRAPE_RPC.documentChunk, (req) => this.readChunk.execute(req));
+    this.messaging.serve(SCRAPE_RPC.recordHits, (req) => this.recordHits.execute(req));
     this.purgeTimer = setInterval(() => void this.purge(), PURGE_INTERVAL_MS);
     this.purgeTimer.unref();
   }

@@ -19,6 +19,7 @@ import { PgScrapeStore, ScrapeStore } from './storage/scrape-store';
 import { DocumentDelivery } from './use-cases/document-delivery';
 import { GetScrapeUseCase } from './use-cases/get-scrape.usecase';
 import { ReadDocumentChunkUseCase } from './use-cases/read-document-chunk.usecase';
+import { RecordHitsUseCase } from './use-cases/record-hits.usecase';
 import { RunScrapeUseCase } from './use-cases/run-scrape.usecase';
 
 const HOUR = 3600 * 1000;
@@ -133,6 +134,11 @@ class OutboundLifecycle implements OnApplicationShutdown {
       provide: ReadDocumentChunkUseCase,
       inject: [ScrapeStore],
       useFactory: (s: ScrapeStore) => new ReadDocumentChunkUseCase(s),
+    },
+    {
+      provide: RecordHitsUseCase,
+      inject: [CacheStore, DocumentDelivery],
+      useFactory: (cache: CacheStore, delivery: DocumentDelivery) => new RecordHitsUseCase(cache, delivery),
     },
     ScrapeConsumer,
   ],

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SCRAPE_RPC } from '@wds/contracts';
+import { SCRAPE_RPC, ScrapeRequest, scrapeCacheKey } from '@wds/contracts';
 import { Client } from 'pg';
 import { FIXTURE_TEXT, startFixtureSite, type FixtureSite } from '@wds/testing';
 import { startBlockingSite, startConnectProxy, type TestProxy } from '../support/proxies';
@@ -55,7 +55,7 @@ describe('scraper service: cache rules, ZDR and proxies', () => {
     expect(site.hits('/article')).toBe(hits);
   });
 
-  it('a cache hit is stored as its own job: GET returns the document with that job\'s metadata', async () => {
+  it("a cache hit is stored as its own job: GET returns the document with that job's metadata", async () => {
     const owner = team();
     const url = page();
     await scraper.scrape(owner, { url });
@@ -69,6 +69,70 @@ describe('scraper service: cache rules, ZDR and proxies', () => {
     await expect(
       scraper.client.request(SCRAPE_RPC.get, { teamId: team(), jobId: hits[0].document.metadata!.scrapeId! }),
     ).rejects.toMatchObject({ code: 'FORBIDDEN' });
+  });
+
+  it('names the cache entry a document came from, and records hits answered from a hot copy of it', async () => {
+    const url = page();
+    const fresh = await scraper.scrape(team(), { url });
+    const key = scrapeCacheKey(ScrapeRequest.parse({ url }));
+    expect(fresh.cached).toMatchObject({ key, contentCredits: 1 });
+    const { fetchedAt, expiresAt } = fresh.cached!;
+    expect(expiresAt).toBeGreaterThan(fetchedAt);
+    const hit = await scraper.scrape(team(), { url });
+    expect(hit.cached).toEqual(fresh.cached);
+    // Nothing names an entry when the document is not one (kept out of the cache).
+    expect((await scraper.scrape(team(), { url, maxAge: 0, storeInCache: false })).cached).toBeUndefined();
+
+    const owner = team();
+    const job = randomUUID();
+    const stale = randomUUID();
+    const hitOf = (jobId: string, at: number) => ({
+      teamId: owner,
+      jobId,
+      url,
+      key,
+      fetchedAt: at,
+      creditsUsed: 1,
+      statusCode: 200,
+    });
+    const reply = await scraper.client.request(SCRAPE_RPC.recordHits, {
+      hits: [hitOf(job, fetchedAt), hitOf(stale, fetchedAt - 1)],
+    });
+    expect(reply.recorded).toEqual([job]);
+    const stored = await scraper.client.request(SCRAPE_RPC.get, { teamId: owner, jobId: job });
+    expect(stored.document).toEqual({
+      ...hit.document,
+      metadata: {
+        ...hit.document.metadata,
+        scrapeId: job,
+        cachedAt: new Date(fetchedAt).toISOString(),
+      },
+    });
+    await expect(
+      scraper.client.request(SCRAPE_RPC.get, { teamId: owner, jobId: stale }),
+    ).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    await expect(
+      scraper.client.request(SCRAPE_RPC.get, { teamId: team(), jobId: job }),
+    ).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
+    // Recording the same job again changes nothing.
+    expect(
+      (await scraper.client.request(SCRAPE_RPC.recordHits, { hits: [hitOf(job, fetchedAt)] })).recorded,
+    ).toEqual([job]);
+    expect(await sqlCount('SELECT count(*) AS n FROM scraper.scrapes WHERE id = $1', [job])).toBe(1);
+
+    // A newer fetch replaces the entry: hits of the old one can no longer be recorded.
+    const refetched = await scraper.scrape(team(), { url, maxAge: 0 });
+    expect(refetched.cached!.fetchedAt).toBeGreaterThan(fetchedAt);
+    const late = randomUUID();
+    const newer = randomUUID();
+    const again = await scraper.client.request(SCRAPE_RPC.recordHits, {
+      hits: [hitOf(late, fetchedAt), hitOf(newer, refetched.cached!.fetchedAt)],
+    });
+    expect(again.recorded).toEqual([newer]);
   });
 
   it('maxAge 0 always fetches; options that change the output never share an entry', async () => {

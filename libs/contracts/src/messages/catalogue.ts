@@ -19,7 +19,7 @@ import {
   CreditsUsageReportReply,
   CreditsUsageReportRequest,
 } from './credit-blocks';
-import { ScrapeRunReply, ScrapeRunRequest } from './scrape-run';
+import { ScrapeRecordHitsReply, ScrapeRecordHitsRequest, ScrapeRunReply, ScrapeRunRequest } from './scrape-run';
 import { ScrapeGetReply, ScrapeGetRequest } from './scrape-get';
 import { ScrapeDocumentChunkReply, ScrapeDocumentChunkRequest } from './scrape-document';
 import { PageTask } from './page-task';
@@ -81,6 +81,13 @@ export const RPC = {
   ),
   scrapeRun: defineRpc('wds.scraper.v1.scrape.run', SCRAPER, ScrapeRunRequest, ScrapeRunReply),
   scrapeGet: defineRpc('wds.scraper.v1.scrape.get', SCRAPER, ScrapeGetRequest, ScrapeGetReply),
+  /** Records cache hits a gateway answered from its hot copy (see `cached` in the scrape reply). */
+  scrapeRecordHits: defineRpc(
+    'wds.scraper.v1.scrape.hits.record',
+    SCRAPER,
+    ScrapeRecordHitsRequest,
+    ScrapeRecordHitsReply,
+  ),
   /** Reads a stored document too large for one message (see `documentRef` of the two above). */
   scrapeDocumentChunk: defineRpc(
     'wds.scraper.v1.scrape.document-chunk',

@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { CacheStore, type CacheEntry, type CacheLookup } from '../storage/cache-store';
+import { CacheStore, type CacheEntry, type CacheLookup, type CachePut } from '../storage/cache-store';
 import { MemoryFrontedCacheStore } from './memory-cache-store';
 
 /** The shared store's contract in memory, counting lookups that reach it. */
@@ -17,13 +17,19 @@ class SharedStore extends CacheStore {
     if (l.maxAgeMs !== undefined && e.fetchedAt.getTime() <= now - l.maxAgeMs) return undefined;
     return e.fetchedAt.getTime() <= now - (l.minAgeMs ?? 0) ? e : undefined;
   }
-  async put(e: { key: string; documentGz: Buffer; contentCredits: number; retainMs: number }) {
-    const now = this.now();
+  async findExact(key: string, fetchedAtMs: number): Promise<CacheEntry | undefined> {
+    this.lookups++;
+    const e = this.rows.get(key);
+    if (!e || e.expiresAt.getTime() <= this.now() || e.fetchedAt.getTime() !== fetchedAtMs) return undefined;
+    return e;
+  }
+  async put(e: CachePut) {
+    const fetched = e.fetchedAt?.getTime() ?? this.now();
     this.rows.set(e.key, {
       documentGz: e.documentGz,
       contentCredits: e.contentCredits,
-      fetchedAt: new Date(now),
-      expiresAt: new Date(now + e.retainMs),
+      fetchedAt: new Date(fetched),
+      expiresAt: new Date(fetched + e.retainMs),
     });
   }
   async purgeExpired(): Promise<number> {
@@ -70,7 +76,7 @@ describe('MemoryFrontedCacheStore', () => {
     const budget = 3 * (gz.length + 2000 + 20);
     const store = new MemoryFrontedCacheStore(shared, budget, () => t);
     for (const key of ['a', 'b', 'c', 'd'])
-      await shared.put({ key, documentGz: gz, contentCredits: 1, retainMs: 60_000 });
+      await shared.put({ key, url: 'https://a.test/', documentGz: gz, contentCredits: 1, retainMs: 60_000 });
     for (const key of ['a', 'b', 'c']) await store.find({ key });
     await store.find({ key: 'a' }); // a is now the most recent; b the least
     await store.find({ key: 'd' });
@@ -80,5 +86,29 @@ describe('MemoryFrontedCacheStore', () => {
     expect(shared.lookups).toBe(0);
     await store.find({ key: 'b' });
     expect(shared.lookups).toBe(1);
+  });
+
+  it('finds an entry by its exact fetch time, from memory or the shared store, and only while current', async () => {
+    const store = new MemoryFrontedCacheStore(shared, 1 << 20, () => t);
+    const put = { key: 'k', url: 'https://a.test/', contentCredits: 1, retainMs: 60_000 };
+    await store.put({ ...put, documentGz: doc('# A') });
+    const fetchedAt = t;
+    // Memory and shared store agree on the fetch time.
+    expect(shared.rows.get('k')?.fetchedAt.getTime()).toBe(fetchedAt);
+    expect((await store.findExact('k', fetchedAt))?.document).toEqual({ markdown: '# A' });
+    expect(shared.lookups).toBe(0);
+    expect(await store.findExact('k', fetchedAt - 1)).toBeUndefined();
+    expect(shared.lookups).toBe(1);
+
+    // Another replica replaced the entry: this one's memory copy is no longer the current one for
+    // that time, and a fresh store finds the new version in the shared store.
+    t += 1000;
+    await shared.put({ ...put, documentGz: doc('# B'), fetchedAt: new Date(t) });
+    const other = new MemoryFrontedCacheStore(shared, 1 << 20, () => t);
+    expect(await other.findExact('k', fetchedAt)).toBeUndefined();
+    expect((await other.findExact('k', t))?.document).toEqual({ markdown: '# B' });
+
+    t += 60_000;
+    expect(await store.findExact('k', fetchedAt)).toBeUndefined();
   });
 });

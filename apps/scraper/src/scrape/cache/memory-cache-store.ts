@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { Document } from '@wds/contracts';
-import { CacheStore, type CacheEntry, type CacheLookup } from '../storage/cache-store';
+import { CacheStore, type CacheEntry, type CacheLookup, type CachePut } from '../storage/cache-store';
 
 /** Default memory budget: decoded JSON bytes of the documents kept (V8 may use up to twice that). */
 export const MEMORY_CACHE_MAX_BYTES = 64 * 1024 * 1024;
@@ -43,20 +43,27 @@ export class MemoryFrontedCacheStore extends CacheStore {
     return this.remember(lookup.key, found);
   }
 
-  async put(entry: {
-    key: string;
-    url: string;
-    documentGz: Buffer;
-    contentCredits: number;
-    retainMs: number;
-  }): Promise<void> {
-    await this.shared.put(entry);
-    const now = this.now();
+  async findExact(key: string, fetchedAtMs: number): Promise<CacheEntry | undefined> {
+    const local = this.held.get(key);
+    if (
+      local &&
+      local.entry.fetchedAt.getTime() === fetchedAtMs &&
+      local.entry.expiresAt.getTime() > this.now()
+    )
+      return local.entry;
+    const found = await this.shared.findExact(key, fetchedAtMs);
+    return found && this.remember(key, found);
+  }
+
+  async put(entry: CachePut): Promise<void> {
+    // One fetch time for both copies: it identifies the entry (findExact) on every replica.
+    const fetchedAt = entry.fetchedAt ?? new Date(this.now());
+    await this.shared.put({ ...entry, fetchedAt });
     this.remember(entry.key, {
       documentGz: entry.documentGz,
       contentCredits: entry.contentCredits,
-      fetchedAt: new Date(now),
-      expiresAt: new Date(now + entry.retainMs),
+      fetchedAt,
+      expiresAt: new Date(fetchedAt.getTime() + entry.retainMs),
     });
   }
 

@@ -20,16 +20,25 @@ export interface CacheLookup {
   minAgeMs?: number;
 }
 
+export interface CachePut {
+  key: string;
+  url: string;
+  documentGz: Buffer;
+  contentCredits: number;
+  retainMs: number;
+  /** The entry's fetch time (its identity with the key, see `findExact`); defaults to now. */
+  fetchedAt?: Date;
+}
+
 /** Port: the page cache/index, one entry per cache key. */
 export abstract class CacheStore {
   abstract find(lookup: CacheLookup): Promise<CacheEntry | undefined>;
-  abstract put(entry: {
-    key: string;
-    url: string;
-    documentGz: Buffer;
-    contentCredits: number;
-    retainMs: number;
-  }): Promise<void>;
+  /**
+   * The unexpired entry of `key` fetched at exactly `fetchedAtMs`, while some copy of it is still
+   * held (the shared store keeps only the newest fetch of a key; memory may keep an older one).
+   */
+  abstract findExact(key: string, fetchedAtMs: number): Promise<CacheEntry | undefined>;
+  abstract put(entry: CachePut): Promise<void>;
   abstract purgeExpired(): Promise<number>;
 }
 
@@ -62,14 +71,37 @@ export class PgCacheStore extends CacheStore {
     };
   }
 
-  async put(e: { key: string; url: string; documentGz: Buffer; contentCredits: number; retainMs: number }) {
+  async findExact(key: string, fetchedAtMs: number): Promise<CacheEntry | undefined> {
+    const { rows } = await this.db.query<{
+      document_gz: Buffer;
+      content_credits: number;
+      fetched_at: Date;
+      expires_at: Date;
+    }>(
+      `SELECT document_gz, content_credits, fetched_at, expires_at FROM scraper.cache_entries
+       WHERE cache_key = $1 AND expires_at > now()`,
+      [key],
+    );
+    const row = rows[0];
+    // Compared as JavaScript dates: both sides then have the same (millisecond) precision.
+    if (!row || row.fetched_at.getTime() !== fetchedAtMs) return undefined;
+    return {
+      documentGz: row.document_gz,
+      contentCredits: row.content_credits,
+      fetchedAt: row.fetched_at,
+      expiresAt: row.expires_at,
+    };
+  }
+
+  async put(e: CachePut) {
     await this.db.query(
       `INSERT INTO scraper.cache_entries (cache_key, url, document_gz, content_credits, fetched_at, expires_at)
-       VALUES ($1, $2, $3, $4, now(), now() + $5 * interval '1 millisecond')
+       VALUES ($1, $2, $3, $4, COALESCE($6::timestamptz, now()),
+         COALESCE($6::timestamptz, now()) + $5 * interval '1 millisecond')
        ON CONFLICT (cache_key) DO UPDATE SET url = EXCLUDED.url, document_gz = EXCLUDED.document_gz,
          content_credits = EXCLUDED.content_credits, fetched_at = EXCLUDED.fetched_at,
          expires_at = EXCLUDED.expires_at`,
-      [e.key, e.url, e.documentGz, e.contentCredits, e.retainMs],
+      [e.key, e.url, e.documentGz, e.contentCredits, e.retainMs, e.fetchedAt ?? null],
     );
   }
 

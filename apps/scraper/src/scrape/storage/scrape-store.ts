@@ -53,13 +53,18 @@ export class PgScrapeStore extends ScrapeStore {
 
   /**
    * Inserts go out in natural batches: one statement at a time, carrying every record that arrived
-   * while the previous one ran. A lone request pays no extra latency; under load one commit serves
-   * many scrapes. Each caller still returns only after its own row is committed.
+   * while the previous one ran (or in the same tick: the first statement waits one microtask, so
+   * the rows of one batch of recorded hits share it). A lone request pays no extra latency; under
+   * load one commit serves many scrapes. Each caller still returns only after its own row is
+   * committed.
    */
   insert(r: ScrapeRecord): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push({ record: r, resolve, reject });
-      if (!this.flushing) void this.flush();
+      if (!this.flushing) {
+        this.flushing = true;
+        queueMicrotask(() => void this.flush());
+      }
     });
   }
 
@@ -68,7 +73,6 @@ export class PgScrapeStore extends ScrapeStore {
   private flushing = false;
 
   private async flush(): Promise<void> {
-    this.flushing = true;
     try {
       while (this.pending.length > 0) {
         const batch = this.pending.splice(0, INSERT_BATCH);

@@ -82,6 +82,16 @@ export class DocumentDelivery {
    * from the cache (no zero data retention), so the answer is always inline.
    */
   async deliverShared(input: SharedDeliveryInput): Promise<DeliveredResult> {
+    await this.recordShared(input);
+    return { creditsUsed: input.creditsUsed, cacheHit: input.cacheHit, document: input.document };
+  }
+
+  /**
+   * Records a completed job whose stored document is a cache entry's gzip plus the job's own
+   * metadata (as `deliverShared` does), without answering it: for cache hits a gateway answered
+   * from its hot copy.
+   */
+  async recordShared(input: Omit<SharedDeliveryInput, 'document'>): Promise<void> {
     await this.scrapes.insert({
       id: input.jobId,
       teamId: input.teamId,
@@ -97,6 +107,5 @@ export class DocumentDelivery {
       zeroDataRetention: false,
       retainMs: this.settings.retentionMs,
     });
-    return { creditsUsed: input.creditsUsed, cacheHit: input.cacheHit, document: input.document };
   }
 }

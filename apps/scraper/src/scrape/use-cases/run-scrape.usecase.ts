@@ -1,5 +1,7 @@
 import {
+  cacheHitMetadata,
   normalizeFormats,
+  readsScrapeCache,
   SCRAPE_INLINE_MAX_BYTES,
   ServiceError,
   unsupportedScrapeFeature,
@@ -87,15 +89,15 @@ export class RunScrapeUseCase {
             });
       }
       const credits = o.lockdown ? CREDITS.lockdownHit : entry.contentCredits;
-      return this.fromCache(cmd, zdr, entry, credits);
+      return this.fromCache(cmd, zdr, entry, credits, key);
     }
 
     // Zero data retention never touches the index; caller headers may change the page, so no shared copy.
     const useCache = !zdr && Object.keys(o.headers ?? {}).length === 0;
-    if (useCache && o.maxAge > 0) {
+    if (readsScrapeCache(o, zdr)) {
       const entry = await this.cache.find({ key, maxAgeMs: o.maxAge });
       if (entry) {
-        return this.fromCache(cmd, zdr, entry, entry.contentCredits);
+        return this.fromCache(cmd, zdr, entry, entry.contentCredits, key);
       }
     }
 
@@ -113,16 +115,17 @@ export class RunScrapeUseCase {
     const credits = freshScrapeCost(built.content, page.proxyUsed);
     // Screenshot URLs expire with their artifacts, so such documents are never reused from the cache.
     const cacheable = !outcome.rendered?.screenshot;
-    let cached: { gz: Buffer; jsonBytes: number } | undefined;
+    let cached: { gz: Buffer; jsonBytes: number; fetchedAt: Date } | undefined;
     let caching: Promise<void> | undefined;
     if (useCache && o.storeInCache && cacheable && page.status >= 200 && page.status < 300) {
-      cached = await encodeDocument(built.document);
+      cached = { ...(await encodeDocument(built.document)), fetchedAt: new Date(this.now()) };
       caching = this.cache.put({
         key,
         url: o.url,
         documentGz: cached.gz,
         contentCredits: built.contentCredits,
         retainMs: this.settings.cacheRetentionMs,
+        fetchedAt: cached.fetchedAt,
       });
     }
     const patch = {
@@ -164,7 +167,15 @@ export class RunScrapeUseCase {
           statusCode: page.status,
         }),
       ]);
-      return delivered;
+      return {
+        ...delivered,
+        cached: {
+          key,
+          fetchedAt: cached.fetchedAt.getTime(),
+          expiresAt: cached.fetchedAt.getTime() + this.settings.cacheRetentionMs,
+          contentCredits: built.contentCredits,
+        },
+      };
     }
     await caching;
     return this.delivery.deliver({
@@ -217,18 +228,14 @@ export class RunScrapeUseCase {
     zdr: boolean,
     entry: CacheEntry,
     credits: number,
+    key: string,
   ): Promise<DeliveredResult> {
     const cached = entry.document ?? (await decodeDocument(entry.documentGz));
-    const patch = {
-      scrapeId: cmd.jobId,
-      cacheState: 'hit',
-      cachedAt: entry.fetchedAt.toISOString(),
-      creditsUsed: credits,
-    };
+    const patch = cacheHitMetadata(cmd.jobId, entry.fetchedAt.getTime(), credits);
     const document: Document = { ...cached, metadata: buildMetadata(cached.metadata ?? {}, patch) };
     if (!zdr && entry.jsonBytes !== undefined && entry.jsonBytes <= PATCHED_INLINE_MAX_BYTES) {
       // The usual hit: the job row keeps the cached gzip as it is plus this request's metadata.
-      return this.delivery.deliverShared({
+      const delivered = await this.delivery.deliverShared({
         teamId: cmd.teamId,
         jobId: cmd.jobId,
         url: cmd.options.url,
@@ -239,6 +246,15 @@ export class RunScrapeUseCase {
         cacheHit: true,
         statusCode: document.metadata?.statusCode,
       });
+      return {
+        ...delivered,
+        cached: {
+          key,
+          fetchedAt: entry.fetchedAt.getTime(),
+          expiresAt: entry.expiresAt.getTime(),
+          contentCredits: entry.contentCredits,
+        },
+      };
     }
     return this.delivery.deliver({
       teamId: cmd.teamId,

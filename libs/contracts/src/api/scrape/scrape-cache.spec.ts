@@ -1,5 +1,5 @@
-import { ScrapeRequest } from '@wds/contracts';
-import { normalizeCacheUrl, scrapeCacheKey } from './cache-key';
+import { ScrapeRequest } from './scrape-request';
+import { normalizeCacheUrl, scrapeCacheKey } from './scrape-cache';
 
 const base = (extra: Record<string, unknown> = {}) =>
   ScrapeRequest.parse({ url: 'https://Example.com/a/', ...extra });
