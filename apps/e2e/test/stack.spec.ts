@@ -133,6 +133,26 @@ describe('the stack started by `npm start`', () => {
     expect(again.body.data.markdown).toBe(body.data.markdown);
   }, 60_000);
 
+  it("answers repeated hits from the gateway's hot copy, each stored as its own scrape", async () => {
+    const url = `${site.url}/article?hot=${Date.now()}`;
+    const scrape = async () => {
+      const res = await call(stack, 'POST', '/v2/scrape', { key: BOOTSTRAP_KEY, body: { url } });
+      expect(res.status).toBe(200);
+      return res.body.data;
+    };
+    const first = await scrape();
+    expect(first.metadata.cacheState).toBe('miss');
+    const hits = [await scrape(), await scrape(), await scrape()];
+    for (const hit of hits) {
+      expect(hit.metadata).toMatchObject({ cacheState: 'hit', creditsUsed: 1, sourceURL: url });
+      expect(hit.markdown).toBe(first.markdown);
+      const stored = await call(stack, 'GET', `/v2/scrape/${hit.metadata.scrapeId}`, { key: BOOTSTRAP_KEY });
+      expect(stored.status).toBe(200);
+      expect(stored.body.data).toEqual(hit);
+    }
+    expect(new Set(hits.map((h) => h.metadata.scrapeId)).size).toBe(3);
+  }, 60_000);
+
   it('serves the official Firecrawl JS SDK (scrape)', async () => {
     const { default: Firecrawl } = await import('@mendable/firecrawl-js');
     const client = new Firecrawl({ apiKey: BOOTSTRAP_KEY, apiUrl: stack.url });

@@ -18,5 +18,7 @@ export const GatewayConfig = CommonEnv.extend({
   WDS_PUBLIC_BASE_URL: z.url().optional(),
   /** How long a positive API key lookup is reused; revocations clear it at once anyway. */
   WDS_AUTH_CACHE_TTL_MS: envInt({ min: 0, max: 600_000 }).default(30_000),
+  /** Memory for hot copies of scraper cache entries (MB of document JSON); 0 = every scrape asks the scraper. */
+  WDS_GATEWAY_HOT_CACHE_MB: envInt({ min: 0, max: 65_536 }).default(64),
 });
 export type GatewayConfig = z.output<typeof GatewayConfig>;

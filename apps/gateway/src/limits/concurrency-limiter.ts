@@ -7,11 +7,16 @@ export const LEASE_TTL_MS = 30_000;
 /**
  * Unused slots a replica may keep for a team between its requests, so a busy team does not pay a
  * PostgreSQL transaction per request. At most 1/64 of the team's limit (never for limits under
- * 64, which therefore stay exact), at most 16; idle spares are handed back by `returnIdleSpares`.
+ * 64, which therefore stay exact), at most 256; idle spares are handed back by `returnIdleSpares`.
+ * (With a cap of 16, a replica serving 32 concurrent requests of one team paid a transaction for
+ * about every other request.)
  */
 export function spareSlots(max: number): number {
-  return Math.min(16, Math.floor(max / 64));
+  return Math.min(256, Math.floor(max / 64));
 }
+
+/** Most spare slots taken in one acquisition; spares then grow with the replica's actual use. */
+const SPARES_PER_ACQUIRE = 16;
 
 interface Spare {
   id: string;
@@ -37,7 +42,7 @@ export class ConcurrencyLimiter {
   async acquire(teamId: string, max: number): Promise<string | undefined> {
     const spare = this.spares.get(teamId)?.pop();
     if (spare) return spare.id;
-    const want = 1 + spareSlots(max);
+    const want = 1 + Math.min(SPARES_PER_ACQUIRE, spareSlots(max));
     const ids = await this.db.tx(async (q) => {
       await q.query("SELECT pg_advisory_xact_lock(hashtext('gateway.concurrency:' || $1))", [teamId]);
       // Expired rows (a crashed replica's) do not count; housekeeping deletes them later.

@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import {
+  cacheHitMetadata,
   ErrorCode,
+  readsScrapeCache,
   SCRAPE_RPC,
+  scrapeCacheKey,
   ScrapeRequest,
   ServiceError,
   unsupportedScrapeFeature,
+  type Document,
   type ScrapeResponse,
 } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
@@ -14,6 +18,8 @@ import type { AuthenticatedTeam } from '../auth/authenticated-team';
 import { CreditsService } from '../credits/credits.service';
 import { requestIdOf } from '../http/request-context';
 import { validate } from '../http/validate';
+import { HitRecorder } from './hit-recorder';
+import { HotScrapeCache } from './hot-scrape-cache';
 import { ScrapeDocumentReader } from './scrape-document.reader';
 
 /** Time past the scrape's own timeout for the scraper to store and answer. */
@@ -34,6 +40,8 @@ export class ScrapePageUseCase {
     private readonly messaging: Messaging,
     private readonly credits: CreditsService,
     private readonly documents: ScrapeDocumentReader,
+    private readonly hot: HotScrapeCache,
+    private readonly recorder: HitRecorder,
   ) {}
 
   async execute({ req, team, body }: ScrapePageCommand): Promise<ScrapeResponse> {
@@ -56,6 +64,18 @@ export class ScrapePageUseCase {
       endpoint: 'scrape',
       estimate,
     });
+    // Only requests the fetch engine alone serves: the scraper would refuse nothing else about them.
+    const hotKey =
+      this.hot.enabled && readsScrapeCache(options) && !unsupportedScrapeFeature(options)
+        ? scrapeCacheKey(options)
+        : undefined;
+    if (hotKey !== undefined) {
+      const answered = await this.fromHotCopy(team.teamId, hotKey, options.url, options.maxAge);
+      if (answered) {
+        this.credits.settle(reservation, answered.creditsUsed);
+        return { success: true, data: answered.document };
+      }
+    }
     let reply;
     try {
       reply = await this.messaging.request(
@@ -78,8 +98,51 @@ export class ScrapePageUseCase {
     }
     // The scrape is done: its cost is charged even if reading a large document back fails.
     this.credits.settle(reservation, reply.creditsUsed);
+    if (reply.cached && reply.document) this.hot.remember(reply.cached, reply.document);
     const document = await this.documents.resolve(team.teamId, reply);
     return { success: true, data: document };
+  }
+
+  /**
+   * A hit answered from this gateway's hot copy of the cache entry, once the scraper has recorded
+   * it as a job (so GET /v2/scrape/{id} returns it at once). Undefined when there is no usable
+   * copy or the scraper no longer holds that entry: the scrape then takes the ordinary path.
+   */
+  private async fromHotCopy(
+    teamId: string,
+    key: string,
+    url: string,
+    maxAgeMs: number,
+  ): Promise<{ document: Document; creditsUsed: number } | undefined> {
+    const entry = this.hot.get(key, maxAgeMs);
+    if (!entry) return undefined;
+    const jobId = randomUUID();
+    const creditsUsed = entry.contentCredits;
+    let recorded: boolean;
+    try {
+      recorded = await this.recorder.record({
+        teamId,
+        jobId,
+        url,
+        key,
+        fetchedAt: entry.fetchedAt,
+        creditsUsed,
+        statusCode: entry.document.metadata?.statusCode,
+      });
+    } catch {
+      // The ordinary path reports the scraper's state (timeouts, no replica) as it always does.
+      return undefined;
+    }
+    if (!recorded) {
+      this.hot.forget(key, entry.fetchedAt);
+      return undefined;
+    }
+    // The contract's catch-all metadata type cannot express typed keys beside string ones.
+    const metadata = {
+      ...entry.document.metadata,
+      ...cacheHitMetadata(jobId, entry.fetchedAt, creditsUsed),
+    } as Document['metadata'];
+    return { document: { ...entry.document, metadata }, creditsUsed };
   }
 }
 

@@ -1,6 +1,11 @@
 import { Module } from '@nestjs/common';
+import { Messaging } from '@wds/messaging';
+import { APP_CONFIG } from '@wds/service-kit';
+import type { GatewayConfig } from '../config';
 import { CreditsModule } from '../credits/credits.module';
 import { GetScrapeUseCase } from './get-scrape.usecase';
+import { HitRecorder } from './hit-recorder';
+import { HotScrapeCache } from './hot-scrape-cache';
 import { ScrapeController } from './scrape.controller';
 import { ScrapeDocumentReader } from './scrape-document.reader';
 import { ScrapePageUseCase } from './scrape-page.usecase';
@@ -9,6 +14,16 @@ import { ScrapePageUseCase } from './scrape-page.usecase';
 @Module({
   imports: [CreditsModule],
   controllers: [ScrapeController],
-  providers: [ScrapePageUseCase, GetScrapeUseCase, ScrapeDocumentReader],
+  providers: [
+    ScrapePageUseCase,
+    GetScrapeUseCase,
+    ScrapeDocumentReader,
+    {
+      provide: HotScrapeCache,
+      inject: [APP_CONFIG],
+      useFactory: (c: GatewayConfig) => new HotScrapeCache(c.WDS_GATEWAY_HOT_CACHE_MB * 1024 * 1024),
+    },
+    { provide: HitRecorder, inject: [Messaging], useFactory: (m: Messaging) => new HitRecorder(m) },
+  ],
 })
 export class ScrapeModule {}

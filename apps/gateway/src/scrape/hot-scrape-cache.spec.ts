@@ -1,0 +1,77 @@
+import type { Document } from '@wds/contracts';
+import { HotScrapeCache } from './hot-scrape-cache';
+
+const doc = (markdown: string, scrapeId = 'job-1'): Document => ({
+  markdown,
+  metadata: {
+    title: 't',
+    statusCode: 200,
+    scrapeId,
+    cacheState: 'miss',
+    creditsUsed: 1,
+  } as Document['metadata'],
+});
+const ref = (key: string, fetchedAt: number, expiresAt = fetchedAt + 60_000) => ({
+  key,
+  fetchedAt,
+  expiresAt,
+  contentCredits: 1,
+});
+
+describe('HotScrapeCache', () => {
+  let t: number;
+  beforeEach(() => {
+    t = 1_000_000;
+  });
+
+  it('keeps the entry without request metadata and serves it within maxAge and expiry only', () => {
+    const cache = new HotScrapeCache(1 << 20, () => t);
+    cache.remember(ref('k', t, t + 30_000), doc('# A'));
+    expect(cache.get('k', 10_000)?.document).toEqual({
+      markdown: '# A',
+      metadata: { title: 't', statusCode: 200 },
+    });
+    t += 10_000;
+    expect(cache.get('k', 10_000)).toBeUndefined(); // too old for this request
+    expect(cache.get('k', 20_000)).toBeDefined();
+    t += 20_000;
+    expect(cache.get('k', 60_000)).toBeUndefined(); // expired: dropped
+    expect(cache.size().entries).toBe(0);
+  });
+
+  it('a newer fetch replaces an older one, never the reverse; forget drops only the named fetch', () => {
+    const cache = new HotScrapeCache(1 << 20, () => t);
+    cache.remember(ref('k', t), doc('# old'));
+    cache.remember(ref('k', t + 5), doc('# new'));
+    cache.remember(ref('k', t), doc('# old again'));
+    expect(cache.get('k', 60_000)?.document.markdown).toBe('# new');
+    cache.forget('k', t);
+    expect(cache.get('k', 60_000)?.fetchedAt).toBe(t + 5);
+    cache.forget('k', t + 5);
+    expect(cache.get('k', 60_000)).toBeUndefined();
+    expect(cache.size()).toEqual({ entries: 0, bytes: 0 });
+  });
+
+  it('evicts the least recently used beyond its budget and skips documents over 1/16 of it', () => {
+    const one = Buffer.byteLength(
+      JSON.stringify({ markdown: 'x'.repeat(1000), metadata: { title: 't', statusCode: 200 } }),
+    );
+    const cache = new HotScrapeCache(one * 16, () => t);
+    for (let i = 0; i < 16; i++) cache.remember(ref(`k${i}`, t), doc('x'.repeat(1000)));
+    expect(cache.size().entries).toBe(16);
+    cache.get('k0', 60_000); // k0 is now the most recent; k1 the least
+    cache.remember(ref('k16', t), doc('x'.repeat(1000)));
+    expect(cache.get('k1', 60_000)).toBeUndefined();
+    expect(cache.get('k0', 60_000)).toBeDefined();
+    expect(cache.size().bytes).toBeLessThanOrEqual(one * 16);
+    cache.remember(ref('big', t), doc('x'.repeat(2000)));
+    expect(cache.get('big', 60_000)).toBeUndefined();
+  });
+
+  it('holds nothing when its budget is 0', () => {
+    const cache = new HotScrapeCache(0, () => t);
+    expect(cache.enabled).toBe(false);
+    cache.remember(ref('k', t), doc('# A'));
+    expect(cache.get('k', 60_000)).toBeUndefined();
+  });
+});

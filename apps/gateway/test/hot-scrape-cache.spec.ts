@@ -1,0 +1,226 @@
+import { randomUUID } from 'node:crypto';
+import {
+  RPC,
+  ScrapeRequest,
+  scrapeCacheKey,
+  type Document,
+  type ScrapeRecordHitsRequest,
+  type ScrapeRunRequest,
+} from '@wds/contracts';
+import { BillingStandIn, call, startGateway, startStack, type TestGateway, type TestStack } from './harness';
+
+jest.setTimeout(60_000);
+
+const ADMIN = 'admin-token-for-hot-cache-0123456789';
+const HOUR = 3600_000;
+
+/**
+ * A scraper stand-in with one cache entry per key: the first scrape of a key "fetches" it, later
+ * ones are hits. Its replies name the entry, as the scraper's do; recording a hit succeeds while
+ * the entry is the one the hit names (unless told to refuse).
+ */
+class ScraperStandIn {
+  readonly runs: ScrapeRunRequest[] = [];
+  readonly recorded: ScrapeRecordHitsRequest['hits'] = [];
+  readonly entries = new Map<string, { fetchedAt: number; markdown: string }>();
+  refuseRecords = false;
+
+  constructor(stack: TestStack) {
+    stack.messaging.serve(RPC.scrapeRun, async (req) => {
+      this.runs.push(req);
+      const o = req.options;
+      const key = scrapeCacheKey(o);
+      let entry = o.maxAge > 0 && o.headers === undefined ? this.entries.get(key) : undefined;
+      const hit = entry !== undefined && entry.fetchedAt > Date.now() - o.maxAge;
+      if (!entry || !hit) {
+        entry = { fetchedAt: Date.now(), markdown: `# Page ${randomUUID()}` };
+        if (o.storeInCache && o.headers === undefined) this.entries.set(key, entry);
+      }
+      const stored = this.entries.get(key) === entry;
+      const document: Document = {
+        markdown: entry.markdown,
+        metadata: {
+          title: 'A page',
+          sourceURL: o.url,
+          statusCode: 200,
+          scrapeId: req.jobId,
+          cacheState: hit ? 'hit' : 'miss',
+          ...(hit ? { cachedAt: new Date(entry.fetchedAt).toISOString() } : {}),
+          creditsUsed: 1,
+        } as Document['metadata'],
+      };
+      return {
+        document,
+        creditsUsed: 1,
+        cacheHit: hit,
+        ...(stored
+          ? {
+              cached: {
+                key,
+                fetchedAt: entry.fetchedAt,
+                expiresAt: entry.fetchedAt + 48 * HOUR,
+                contentCredits: 1,
+              },
+            }
+          : {}),
+      };
+    });
+    stack.messaging.serve(RPC.scrapeRecordHits, async (req) => {
+      const ok = req.hits.filter(
+        (h) => !this.refuseRecords && this.entries.get(h.key)?.fetchedAt === h.fetchedAt,
+      );
+      this.recorded.push(...ok);
+      return { recorded: ok.map((h) => h.jobId) };
+    });
+  }
+}
+
+describe('gateway: hot copies of scraper cache entries', () => {
+  let stack: TestStack;
+  let gw: TestGateway;
+  let scraper: ScraperStandIn;
+  let apiKey: string;
+  let teamId: string;
+  const url = () => `https://example.com/page/${randomUUID()}`;
+  const scrape = async (body: Record<string, unknown>) => {
+    const res = await call(gw.url, 'POST', '/v2/scrape', { token: apiKey, json: body });
+    expect(res.status).toBe(200);
+    return res.body.data as Document;
+  };
+
+  beforeAll(async () => {
+    stack = await startStack();
+    new BillingStandIn(stack.messaging);
+    stack.messaging.serve(RPC.creditsBlockTake, async (req) => ({
+      reservationId: randomUUID(),
+      granted: Math.max(req.minimum, 100),
+      balance: 1_000_000,
+      expiresAt: Date.now() + 120_000,
+    }));
+    stack.messaging.serve(RPC.creditsUsageReport, async (req) => ({
+      recorded: req.usage.length,
+      used: 0,
+      open: !req.close,
+      expiresAt: Date.now() + 120_000,
+    }));
+    scraper = new ScraperStandIn(stack);
+    gw = await startGateway(stack, { WDS_ADMIN_TOKEN: ADMIN });
+    const res = await call(gw.url, 'POST', '/admin/v1/teams', { token: ADMIN, json: { name: 'hot' } });
+    expect(res.status).toBe(201);
+    ({ apiKey, teamId } = res.body);
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await stack?.stop();
+  });
+  beforeEach(() => {
+    scraper.refuseRecords = false;
+  });
+
+  it('answers a repeated hit itself once the scraper has recorded it, with the hit metadata', async () => {
+    const u = url();
+    const first = await scrape({ url: u });
+    const runs = scraper.runs.length;
+    const second = await scrape({ url: u, proxy: 'basic', timeout: 20_000 });
+    const third = await scrape({ url: u });
+    expect(scraper.runs.length).toBe(runs);
+    const entry = scraper.entries.get(scrapeCacheKey(ScrapeRequest.parse({ url: u })))!;
+    for (const hit of [second, third]) {
+      expect(hit.markdown).toBe(first.markdown);
+      expect(hit.metadata).toEqual({
+        title: 'A page',
+        sourceURL: u,
+        statusCode: 200,
+        scrapeId: expect.any(String),
+        cacheState: 'hit',
+        cachedAt: new Date(entry.fetchedAt).toISOString(),
+        creditsUsed: 1,
+      });
+      const recorded = scraper.recorded.find((h) => h.jobId === hit.metadata?.scrapeId);
+      expect(recorded).toEqual({
+        teamId,
+        jobId: hit.metadata?.scrapeId,
+        url: u,
+        key: scrapeCacheKey(ScrapeRequest.parse({ url: u })),
+        fetchedAt: entry.fetchedAt,
+        creditsUsed: 1,
+        statusCode: 200,
+      });
+    }
+    expect(second.metadata?.scrapeId).not.toBe(third.metadata?.scrapeId);
+  });
+
+  it('asks the scraper whenever its own rules might answer differently', async () => {
+    const u = url();
+    await scrape({ url: u });
+    const cases: Record<string, unknown>[] = [
+      { url: u, maxAge: 1 }, // the copy is older than that
+      { url: u, headers: { 'x-a': 'b' } },
+      { url: u, zeroDataRetention: false, minAge: 1 },
+      { url: u, formats: ['html'] }, // another cache identity
+      { url: u, waitFor: 100 }, // needs a browser: the scraper decides whether it has one
+    ];
+    for (const body of cases) {
+      const before = scraper.runs.length;
+      await call(gw.url, 'POST', '/v2/scrape', { token: apiKey, json: body });
+      expect({ body, runs: scraper.runs.length - before }).toEqual({ body, runs: 1 });
+    }
+  });
+
+  it('takes the ordinary path when the scraper no longer holds the entry, and keeps the newer one', async () => {
+    const u = url();
+    await scrape({ url: u });
+    scraper.refuseRecords = true;
+    const before = scraper.runs.length;
+    const answered = await scrape({ url: u });
+    expect(scraper.runs.length).toBe(before + 1);
+    expect(answered.metadata?.cacheState).toBe('hit');
+
+    // A fresh fetch replaces the copy; later hits name the newer entry.
+    scraper.refuseRecords = false;
+    const fresh = await scrape({ url: u, maxAge: 0 });
+    const hit = await scrape({ url: u });
+    expect(scraper.runs.length).toBe(before + 2);
+    expect(hit.markdown).toBe(fresh.markdown);
+    expect(scraper.recorded.at(-1)?.fetchedAt).toBe(
+      scraper.entries.get(scrapeCacheKey(ScrapeRequest.parse({ url: u })))!.fetchedAt,
+    );
+  });
+});
+
+describe('gateway: hot copies disabled', () => {
+  it('WDS_GATEWAY_HOT_CACHE_MB=0 sends every scrape to the scraper', async () => {
+    const stack = await startStack();
+    try {
+      new BillingStandIn(stack.messaging);
+      stack.messaging.serve(RPC.creditsBlockTake, async (req) => ({
+        reservationId: randomUUID(),
+        granted: Math.max(req.minimum, 100),
+        balance: 1_000_000,
+        expiresAt: Date.now() + 120_000,
+      }));
+      stack.messaging.serve(RPC.creditsUsageReport, async (req) => ({
+        recorded: req.usage.length,
+        used: 0,
+        open: !req.close,
+        expiresAt: Date.now() + 120_000,
+      }));
+      const scraper = new ScraperStandIn(stack);
+      const gw = await startGateway(stack, { WDS_ADMIN_TOKEN: ADMIN, WDS_GATEWAY_HOT_CACHE_MB: '0' });
+      try {
+        const team = await call(gw.url, 'POST', '/admin/v1/teams', { token: ADMIN, json: { name: 'cold' } });
+        const u = `https://example.com/${randomUUID()}`;
+        for (let i = 0; i < 3; i++) {
+          const res = await call(gw.url, 'POST', '/v2/scrape', { token: team.body.apiKey, json: { url: u } });
+          expect(res.status).toBe(200);
+        }
+        expect(scraper.runs.length).toBe(3);
+        expect(scraper.recorded).toEqual([]);
+      } finally {
+        await gw.stop();
+      }
+    } finally {
+      await stack.stop();
+    }
+  });
+});
