@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseEnv } from '@wds/config';
+import { STREAMS } from '@wds/contracts';
 import type { ServiceOptions } from '@wds/service-kit';
 import { AppModule } from './app.module';
 import { GatewayConfig } from './config';
@@ -16,6 +17,8 @@ export function gatewayServiceOptions(
     configSchema: GatewayConfig,
     migrations: { schema: 'gateway', dir: path.join(__dirname, '..', 'migrations') },
     http: { port: PORT, host: HOST, configure: configureHttp },
+    // Cache hits answered from hot copies are published here (ADR 0006).
+    streams: [STREAMS.WDS_SCRAPE_HITS_V1],
     env,
   };
 }

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import {
+  CONSUMERS,
   RPC,
+  SCRAPE_HITS,
   ScrapeRequest,
   scrapeCacheKey,
   type Document,
-  type ScrapeRecordHitsRequest,
+  type ScrapeHitRecord,
   type ScrapeRunRequest,
 } from '@wds/contracts';
 import { BillingStandIn, call, startGateway, startStack, type TestGateway, type TestStack } from './harness';
@@ -16,14 +19,13 @@ const HOUR = 3600_000;
 
 /**
  * A scraper stand-in with one cache entry per key: the first scrape of a key "fetches" it, later
- * ones are hits. Its replies name the entry, as the scraper's do; recording a hit succeeds while
- * the entry is the one the hit names (unless told to refuse).
+ * ones are hits. Its replies name the entry, as the scraper's do, and it consumes the hit batches
+ * gateways publish (call `consumeHits` once the gateway has created the stream).
  */
 class ScraperStandIn {
   readonly runs: ScrapeRunRequest[] = [];
-  readonly recorded: ScrapeRecordHitsRequest['hits'] = [];
+  readonly recorded: ScrapeHitRecord[] = [];
   readonly entries = new Map<string, { fetchedAt: number; markdown: string }>();
-  refuseRecords = false;
 
   constructor(stack: TestStack) {
     stack.messaging.serve(RPC.scrapeRun, async (req) => {
@@ -65,12 +67,11 @@ class ScraperStandIn {
           : {}),
       };
     });
-    stack.messaging.serve(RPC.scrapeRecordHits, async (req) => {
-      const ok = req.hits.filter(
-        (h) => !this.refuseRecords && this.entries.get(h.key)?.fetchedAt === h.fetchedAt,
-      );
-      this.recorded.push(...ok);
-      return { recorded: ok.map((h) => h.jobId) };
+  }
+
+  async consumeHits(stack: TestStack): Promise<void> {
+    await stack.messaging.consume(SCRAPE_HITS, CONSUMERS.scraperHits, async (batch) => {
+      this.recorded.push(...batch.hits);
     });
   }
 }
@@ -105,6 +106,7 @@ describe('gateway: hot copies of scraper cache entries', () => {
     }));
     scraper = new ScraperStandIn(stack);
     gw = await startGateway(stack, { WDS_ADMIN_TOKEN: ADMIN });
+    await scraper.consumeHits(stack);
     const res = await call(gw.url, 'POST', '/admin/v1/teams', { token: ADMIN, json: { name: 'hot' } });
     expect(res.status).toBe(201);
     ({ apiKey, teamId } = res.body);
@@ -113,11 +115,17 @@ describe('gateway: hot copies of scraper cache entries', () => {
     await gw?.stop();
     await stack?.stop();
   });
-  beforeEach(() => {
-    scraper.refuseRecords = false;
-  });
+  /** The hits recorded so far (a batch reaches the stand-in's consumer moments after it is stored). */
+  const recordedHit = async (jobId: string | undefined): Promise<ScrapeHitRecord | undefined> => {
+    for (let i = 0; i < 100; i++) {
+      const found = scraper.recorded.find((h) => h.jobId === jobId);
+      if (found) return found;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return undefined;
+  };
 
-  it('answers a repeated hit itself once the scraper has recorded it, with the hit metadata', async () => {
+  it('answers a repeated hit itself once the hit is recorded, with the hit metadata', async () => {
     const u = url();
     const first = await scrape({ url: u });
     const runs = scraper.runs.length;
@@ -136,15 +144,20 @@ describe('gateway: hot copies of scraper cache entries', () => {
         cachedAt: new Date(entry.fetchedAt).toISOString(),
         creditsUsed: 1,
       });
-      const recorded = scraper.recorded.find((h) => h.jobId === hit.metadata?.scrapeId);
+      const recorded = await recordedHit(hit.metadata?.scrapeId);
       expect(recorded).toEqual({
         teamId,
         jobId: hit.metadata?.scrapeId,
         url: u,
-        key: scrapeCacheKey(ScrapeRequest.parse({ url: u })),
         fetchedAt: entry.fetchedAt,
         creditsUsed: 1,
         statusCode: 200,
+        documentGz: expect.any(String),
+      });
+      // The stored document is the entry's, without any request's metadata.
+      expect(JSON.parse(gunzipSync(Buffer.from(recorded!.documentGz, 'base64')).toString())).toEqual({
+        markdown: first.markdown,
+        metadata: { title: 'A page', sourceURL: u, statusCode: 200 },
       });
     }
     expect(second.metadata?.scrapeId).not.toBe(third.metadata?.scrapeId);
@@ -167,22 +180,15 @@ describe('gateway: hot copies of scraper cache entries', () => {
     }
   });
 
-  it('takes the ordinary path when the scraper no longer holds the entry, and keeps the newer one', async () => {
+  it('keeps the newer entry when a fresh fetch replaces the copy', async () => {
     const u = url();
     await scrape({ url: u });
-    scraper.refuseRecords = true;
     const before = scraper.runs.length;
-    const answered = await scrape({ url: u });
-    expect(scraper.runs.length).toBe(before + 1);
-    expect(answered.metadata?.cacheState).toBe('hit');
-
-    // A fresh fetch replaces the copy; later hits name the newer entry.
-    scraper.refuseRecords = false;
     const fresh = await scrape({ url: u, maxAge: 0 });
     const hit = await scrape({ url: u });
-    expect(scraper.runs.length).toBe(before + 2);
+    expect(scraper.runs.length).toBe(before + 1);
     expect(hit.markdown).toBe(fresh.markdown);
-    expect(scraper.recorded.at(-1)?.fetchedAt).toBe(
+    expect((await recordedHit(hit.metadata?.scrapeId))?.fetchedAt).toBe(
       scraper.entries.get(scrapeCacheKey(ScrapeRequest.parse({ url: u })))!.fetchedAt,
     );
   });
@@ -207,6 +213,7 @@ describe('gateway: hot copies disabled', () => {
       }));
       const scraper = new ScraperStandIn(stack);
       const gw = await startGateway(stack, { WDS_ADMIN_TOKEN: ADMIN, WDS_GATEWAY_HOT_CACHE_MB: '0' });
+      await scraper.consumeHits(stack);
       try {
         const team = await call(gw.url, 'POST', '/admin/v1/teams', { token: ADMIN, json: { name: 'cold' } });
         const u = `https://example.com/${randomUUID()}`;

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import type { Document } from '@wds/contracts';
 import { HotScrapeCache } from './hot-scrape-cache';
 
@@ -53,9 +54,9 @@ describe('HotScrapeCache', () => {
   });
 
   it('evicts the least recently used beyond its budget and skips documents over 1/16 of it', () => {
-    const one = Buffer.byteLength(
-      JSON.stringify({ markdown: 'x'.repeat(1000), metadata: { title: 't', statusCode: 200 } }),
-    );
+    // What one entry costs: its JSON and its compressed copy.
+    const json = JSON.stringify({ markdown: 'x'.repeat(1000), metadata: { title: 't', statusCode: 200 } });
+    const one = json.length + gzipSync(json).toString('base64').length;
     const cache = new HotScrapeCache(one * 16, () => t);
     for (let i = 0; i < 16; i++) cache.remember(ref(`k${i}`, t), doc('x'.repeat(1000)));
     expect(cache.size().entries).toBe(16);
@@ -64,7 +65,7 @@ describe('HotScrapeCache', () => {
     expect(cache.get('k1', 60_000)).toBeUndefined();
     expect(cache.get('k0', 60_000)).toBeDefined();
     expect(cache.size().bytes).toBeLessThanOrEqual(one * 16);
-    cache.remember(ref('big', t), doc('x'.repeat(2000)));
+    cache.remember(ref('big', t), doc('x'.repeat(20 * one)));
     expect(cache.get('big', 60_000)).toBeUndefined();
   });
 

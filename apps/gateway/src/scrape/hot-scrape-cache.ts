@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { PER_REQUEST_METADATA_KEYS, type Document, type ScrapeCacheEntryRef } from '@wds/contracts';
 
 /** Default budget of the hot copies one gateway keeps (JSON bytes of the documents). */
@@ -10,17 +11,18 @@ export interface HotEntry {
   contentCredits: number;
   /** The cache entry's document: without any request's metadata (scrapeId, cacheState, ...). */
   document: Document;
+  /** Base64 of its gzip-compressed JSON, as a hit's job row stores it (compressed once per entry). */
+  documentGz: string;
   bytes: number;
 }
 
 /**
  * A bounded in-memory LRU of scraper cache entries this gateway has seen in scrape replies (the
  * reply names the entry its document came from). It lets the gateway answer a repeated hit
- * without asking the scraper to look the entry up, encode it and send it back; the scraper still
- * records every such hit as a job (RPC scrape.hits.record) before the answer goes out. It is a
- * copy, never a source of truth: an entry is used only within the request's maxAge and the
- * entry's own expiry, exactly as the scraper's cache would use it, and the scraper refuses to
- * record a hit of an entry that a newer fetch has replaced, which drops the copy here.
+ * without a scraper round trip; every such hit is still recorded as a job (`HitRecorder`) before
+ * the answer goes out. It is a copy, never a source of truth: an entry is used only within the
+ * request's maxAge and the entry's own expiry, exactly as the scraper's cache would use it, and a
+ * newer fetch of the key replaces it.
  */
 export class HotScrapeCache {
   private readonly held = new Map<string, HotEntry>();
@@ -61,11 +63,13 @@ export class HotScrapeCache {
     const metadata: Record<string, unknown> = { ...document.metadata };
     for (const k of PER_REQUEST_METADATA_KEYS) delete metadata[k];
     const base: Document = { ...document, metadata: metadata as Document['metadata'] };
-    const bytes = Buffer.byteLength(JSON.stringify(base));
+    const json = Buffer.from(JSON.stringify(base));
     // One document may take at most 1/16 of the budget, so a few large pages cannot flush it.
-    if (bytes > this.maxBytes / 16) return;
+    if (json.length > this.maxBytes / 16) return;
+    const documentGz = gzipSync(json).toString('base64');
+    const bytes = json.length + documentGz.length;
     if (current) this.forget(ref.key, current.fetchedAt);
-    this.held.set(ref.key, { ...ref, document: base, bytes });
+    this.held.set(ref.key, { ...ref, document: base, documentGz, bytes });
     this.bytes += bytes;
     for (const [oldest, e] of this.held) {
       if (this.bytes <= this.maxBytes) break;
@@ -81,7 +85,7 @@ export class HotScrapeCache {
     this.bytes -= e.bytes;
   }
 
-  /** Documents held and their JSON bytes. */
+  /** Documents held and their bytes (JSON + compressed copy). */
   size(): { entries: number; bytes: number } {
     return { entries: this.held.size, bytes: this.bytes };
   }

@@ -104,9 +104,9 @@ export class ScrapePageUseCase {
   }
 
   /**
-   * A hit answered from this gateway's hot copy of the cache entry, once the scraper has recorded
-   * it as a job (so GET /v2/scrape/{id} returns it at once). Undefined when there is no usable
-   * copy or the scraper no longer holds that entry: the scrape then takes the ordinary path.
+   * A hit answered from this gateway's hot copy of the cache entry, once the hit is durably on its
+   * way to become a job (so GET /v2/scrape/{id} returns it). Undefined when there is no usable copy
+   * or it could not be recorded: the scrape then takes the ordinary path.
    */
   private async fromHotCopy(
     teamId: string,
@@ -118,23 +118,18 @@ export class ScrapePageUseCase {
     if (!entry) return undefined;
     const jobId = randomUUID();
     const creditsUsed = entry.contentCredits;
-    let recorded: boolean;
     try {
-      recorded = await this.recorder.record({
+      await this.recorder.record({
         teamId,
         jobId,
         url,
-        key,
         fetchedAt: entry.fetchedAt,
         creditsUsed,
         statusCode: entry.document.metadata?.statusCode,
+        documentGz: entry.documentGz,
       });
     } catch {
-      // The ordinary path reports the scraper's state (timeouts, no replica) as it always does.
-      return undefined;
-    }
-    if (!recorded) {
-      this.hot.forget(key, entry.fetchedAt);
+      // The ordinary path reports the platform's state (NATS down, ...) as it always does.
       return undefined;
     }
     // The contract's catch-all metadata type cannot express typed keys beside string ones.

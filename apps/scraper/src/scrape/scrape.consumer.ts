@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { SCRAPE_RPC } from '@wds/contracts';
+import { CONSUMERS, SCRAPE_HITS, SCRAPE_RPC } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { LOGGER } from '@wds/service-kit';
@@ -7,7 +7,7 @@ import { CacheStore } from './storage/cache-store';
 import { ScrapeStore } from './storage/scrape-store';
 import { GetScrapeUseCase } from './use-cases/get-scrape.usecase';
 import { ReadDocumentChunkUseCase } from './use-cases/read-document-chunk.usecase';
-import { RecordHitsUseCase } from './use-cases/record-hits.usecase';
+import { StoreHitsUseCase } from './use-cases/store-hits.usecase';
 import { RunScrapeUseCase } from './use-cases/run-scrape.usecase';
 
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
@@ -25,17 +25,25 @@ export class ScrapeConsumer implements OnApplicationBootstrap, OnApplicationShut
     private readonly runScrape: RunScrapeUseCase,
     private readonly getScrape: GetScrapeUseCase,
     private readonly readChunk: ReadDocumentChunkUseCase,
-    private readonly recordHits: RecordHitsUseCase,
+    private readonly storeHits: StoreHitsUseCase,
     private readonly scrapes: ScrapeStore,
     private readonly cache: CacheStore,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     this.messaging.serve(SCRAPE_RPC.run, (req) => this.runScrape.execute(req));
     this.messaging.serve(SCRAPE_RPC.get, (req) => this.getScrape.execute(req));
     this.messaging.serve(SCRAPE_RPC.documentChunk, (req) => this.readChunk.execute(req));
-    this.messaging.serve(SCRAPE_RPC.recordHits, (req) => this.recordHits.execute(req));
+    // A few batches at once: their rows then share INSERTs too (natural batching in the store).
+    await this.messaging.consume(
+      SCRAPE_HITS,
+      CONSUMERS.scraperHits,
+      (batch) => this.storeHits.execute(batch),
+      {
+        concurrency: 4,
+      },
+    );
     this.purgeTimer = setInterval(() => void this.purge(), PURGE_INTERVAL_MS);
     this.purgeTimer.unref();
   }

@@ -19,7 +19,8 @@ import { PgScrapeStore, ScrapeStore } from './storage/scrape-store';
 import { DocumentDelivery } from './use-cases/document-delivery';
 import { GetScrapeUseCase } from './use-cases/get-scrape.usecase';
 import { ReadDocumentChunkUseCase } from './use-cases/read-document-chunk.usecase';
-import { RecordHitsUseCase } from './use-cases/record-hits.usecase';
+import { StoreHitsUseCase } from './use-cases/store-hits.usecase';
+import { PendingHits, StreamPendingHits } from './storage/pending-hits';
 import { RunScrapeUseCase } from './use-cases/run-scrape.usecase';
 
 const HOUR = 3600 * 1000;
@@ -127,8 +128,9 @@ class OutboundLifecycle implements OnApplicationShutdown {
     },
     {
       provide: GetScrapeUseCase,
-      inject: [ScrapeStore],
-      useFactory: (s: ScrapeStore) => new GetScrapeUseCase(s),
+      inject: [ScrapeStore, PendingHits, StoreHitsUseCase],
+      useFactory: (s: ScrapeStore, pending: PendingHits, store: StoreHitsUseCase) =>
+        new GetScrapeUseCase(s, { pending, store }),
     },
     {
       provide: ReadDocumentChunkUseCase,
@@ -136,10 +138,11 @@ class OutboundLifecycle implements OnApplicationShutdown {
       useFactory: (s: ScrapeStore) => new ReadDocumentChunkUseCase(s),
     },
     {
-      provide: RecordHitsUseCase,
-      inject: [CacheStore, DocumentDelivery],
-      useFactory: (cache: CacheStore, delivery: DocumentDelivery) => new RecordHitsUseCase(cache, delivery),
+      provide: StoreHitsUseCase,
+      inject: [DocumentDelivery],
+      useFactory: (delivery: DocumentDelivery) => new StoreHitsUseCase(delivery),
     },
+    { provide: PendingHits, inject: [Messaging], useFactory: (m: Messaging) => new StreamPendingHits(m) },
     ScrapeConsumer,
   ],
 })

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { SCRAPE_RPC, ScrapeRequest, scrapeCacheKey } from '@wds/contracts';
+import { gzipSync } from 'node:zlib';
+import {
+  PER_REQUEST_METADATA_KEYS,
+  SCRAPE_HITS,
+  SCRAPE_RPC,
+  ScrapeRequest,
+  scrapeCacheKey,
+} from '@wds/contracts';
 import { Client } from 'pg';
 import { FIXTURE_TEXT, startFixtureSite, type FixtureSite } from '@wds/testing';
 import { startBlockingSite, startConnectProxy, type TestProxy } from '../support/proxies';
@@ -41,6 +48,18 @@ describe('scraper service: cache rules, ZDR and proxies', () => {
     }
   };
 
+  /** Retries a call that fails until the system catches up (at most ~5 s). */
+  const eventually = async <T>(fn: () => Promise<T>): Promise<T> => {
+    for (let i = 0; ; i++) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (i >= 100) throw err;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  };
+
   it('serves a cached copy younger than maxAge without fetching again', async () => {
     const url = page();
     const first = await scraper.scrape(team(), { url, proxy: 'enhanced' });
@@ -71,7 +90,7 @@ describe('scraper service: cache rules, ZDR and proxies', () => {
     ).rejects.toMatchObject({ code: 'FORBIDDEN' });
   });
 
-  it('names the cache entry a document came from, and records hits answered from a hot copy of it', async () => {
+  it('names the cache entry a document came from, and stores hits a gateway answered from a copy of it', async () => {
     const url = page();
     const fresh = await scraper.scrape(team(), { url });
     const key = scrapeCacheKey(ScrapeRequest.parse({ url }));
@@ -83,56 +102,44 @@ describe('scraper service: cache rules, ZDR and proxies', () => {
     // Nothing names an entry when the document is not one (kept out of the cache).
     expect((await scraper.scrape(team(), { url, maxAge: 0, storeInCache: false })).cached).toBeUndefined();
 
+    // As a gateway publishes them: the entry's document without request metadata, compressed.
+    const base = { ...hit.document, metadata: { ...hit.document.metadata } } as Record<string, any>;
+    for (const k of PER_REQUEST_METADATA_KEYS) delete base.metadata[k];
+    const documentGz = gzipSync(JSON.stringify(base)).toString('base64');
     const owner = team();
-    const job = randomUUID();
-    const stale = randomUUID();
-    const hitOf = (jobId: string, at: number) => ({
-      teamId: owner,
-      jobId,
-      url,
-      key,
-      fetchedAt: at,
-      creditsUsed: 1,
-      statusCode: 200,
-    });
-    const reply = await scraper.client.request(SCRAPE_RPC.recordHits, {
-      hits: [hitOf(job, fetchedAt), hitOf(stale, fetchedAt - 1)],
-    });
-    expect(reply.recorded).toEqual([job]);
-    const stored = await scraper.client.request(SCRAPE_RPC.get, { teamId: owner, jobId: job });
-    expect(stored.document).toEqual({
-      ...hit.document,
-      metadata: {
-        ...hit.document.metadata,
-        scrapeId: job,
-        cachedAt: new Date(fetchedAt).toISOString(),
+    const jobs = [randomUUID(), randomUUID()];
+    await scraper.client.publish(
+      SCRAPE_HITS,
+      {
+        hits: jobs.map((jobId) => ({
+          teamId: owner,
+          jobId,
+          url,
+          fetchedAt,
+          creditsUsed: 1,
+          statusCode: 200,
+          documentGz,
+        })),
       },
-    });
+      { msgId: randomUUID() },
+    );
+    for (const jobId of jobs) {
+      const stored = await eventually(() => scraper.client.request(SCRAPE_RPC.get, { teamId: owner, jobId }));
+      expect(stored.document).toEqual({
+        ...hit.document,
+        metadata: { ...hit.document.metadata, scrapeId: jobId, cachedAt: new Date(fetchedAt).toISOString() },
+      });
+    }
     await expect(
-      scraper.client.request(SCRAPE_RPC.get, { teamId: owner, jobId: stale }),
-    ).rejects.toMatchObject({
-      code: 'NOT_FOUND',
-    });
-    await expect(
-      scraper.client.request(SCRAPE_RPC.get, { teamId: team(), jobId: job }),
+      scraper.client.request(SCRAPE_RPC.get, { teamId: team(), jobId: jobs[0] }),
     ).rejects.toMatchObject({
       code: 'FORBIDDEN',
     });
-    // Recording the same job again changes nothing.
     expect(
-      (await scraper.client.request(SCRAPE_RPC.recordHits, { hits: [hitOf(job, fetchedAt)] })).recorded,
-    ).toEqual([job]);
-    expect(await sqlCount('SELECT count(*) AS n FROM scraper.scrapes WHERE id = $1', [job])).toBe(1);
-
-    // A newer fetch replaces the entry: hits of the old one can no longer be recorded.
-    const refetched = await scraper.scrape(team(), { url, maxAge: 0 });
-    expect(refetched.cached!.fetchedAt).toBeGreaterThan(fetchedAt);
-    const late = randomUUID();
-    const newer = randomUUID();
-    const again = await scraper.client.request(SCRAPE_RPC.recordHits, {
-      hits: [hitOf(late, fetchedAt), hitOf(newer, refetched.cached!.fetchedAt)],
-    });
-    expect(again.recorded).toEqual([newer]);
+      await sqlCount('SELECT count(*) AS n FROM scraper.scrapes WHERE id = ANY($1::uuid[]) AND cache_hit', [
+        jobs,
+      ]),
+    ).toBe(2);
   });
 
   it('maxAge 0 always fetches; options that change the output never share an entry', async () => {

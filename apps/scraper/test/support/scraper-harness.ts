@@ -18,6 +18,7 @@ import { bootstrapService, type RunningService } from '@wds/service-kit';
 import { createTestDatabase } from '@wds/testing';
 import { scrapeEnvShape } from '../../src/scrape/scrape.config';
 import { ScrapeModule } from '../../src/scrape/scrape.module';
+import { SCRAPER_STREAMS } from '../../src/streams';
 
 export interface ScraperHarness {
   service: RunningService;
@@ -43,6 +44,7 @@ export async function startScraper(env: Record<string, string> = {}): Promise<Sc
     module: ScrapeModule,
     configSchema: CommonEnv.extend(scrapeEnvShape),
     migrations: { schema: 'scraper', dir: path.join(__dirname, '../../migrations') },
+    streams: SCRAPER_STREAMS,
     env: { NATS_URL: nats.url, DATABASE_URL: db.url, HEALTH_PORT: '0', LOG_LEVEL: 'fatal', ...env },
   });
   const client = await Messaging.connect({

@@ -19,7 +19,7 @@ import {
   CreditsUsageReportReply,
   CreditsUsageReportRequest,
 } from './credit-blocks';
-import { ScrapeRecordHitsReply, ScrapeRecordHitsRequest, ScrapeRunReply, ScrapeRunRequest } from './scrape-run';
+import { ScrapeHitBatch, ScrapeRunReply, ScrapeRunRequest } from './scrape-run';
 import { ScrapeGetReply, ScrapeGetRequest } from './scrape-get';
 import { ScrapeDocumentChunkReply, ScrapeDocumentChunkRequest } from './scrape-document';
 import { PageTask } from './page-task';
@@ -81,13 +81,6 @@ export const RPC = {
   ),
   scrapeRun: defineRpc('wds.scraper.v1.scrape.run', SCRAPER, ScrapeRunRequest, ScrapeRunReply),
   scrapeGet: defineRpc('wds.scraper.v1.scrape.get', SCRAPER, ScrapeGetRequest, ScrapeGetReply),
-  /** Records cache hits a gateway answered from its hot copy (see `cached` in the scrape reply). */
-  scrapeRecordHits: defineRpc(
-    'wds.scraper.v1.scrape.hits.record',
-    SCRAPER,
-    ScrapeRecordHitsRequest,
-    ScrapeRecordHitsReply,
-  ),
   /** Reads a stored document too large for one message (see `documentRef` of the two above). */
   scrapeDocumentChunk: defineRpc(
     'wds.scraper.v1.scrape.document-chunk',
@@ -105,6 +98,13 @@ export const RPC = {
 export const WORK = {
   page: defineStreamMessage('wds.work.v1.page', STREAMS.WDS_WORK_V1.name, PageTask),
 } as const;
+
+/** Cache hits a gateway answered from its hot copies, for the scraper to record (ADR 0006). */
+export const SCRAPE_HITS = defineStreamMessage(
+  'wds.scraper.v1.hits',
+  STREAMS.WDS_SCRAPE_HITS_V1.name,
+  ScrapeHitBatch,
+);
 
 /** Job events on WDS_EVENTS_V1. */
 export const EVENTS = {
@@ -131,6 +131,15 @@ export const CONSUMERS = {
     filterSubject: WORK.page.subject,
     ackWaitMs: 330 * SECOND,
     maxDeliver: 3,
+  },
+  /** Hit batches into the scraper's job rows: one INSERT per batch, idempotent per job. */
+  scraperHits: {
+    stream: STREAMS.WDS_SCRAPE_HITS_V1.name,
+    durable: 'scraper-hits-v1',
+    filterSubject: SCRAPE_HITS.subject,
+    ackWaitMs: 30 * SECOND,
+    maxDeliver: 10,
+    backoffMs: [SECOND, 5 * SECOND, 30 * SECOND, MINUTE, 5 * MINUTE],
   },
   /**
    * Job events into the webhooks service's outbox. The consumer only records each wanted event in

@@ -21,6 +21,18 @@ export const STREAMS = {
     maxAgeMs: DAY,
     duplicateWindowMs: DUPLICATE_WINDOW_MS,
   },
+  /**
+   * Cache hits answered by gateways from their hot copies, until the scraper has stored them as
+   * jobs (ADR 0006); a message is gone once acked. The scraper also reads pending batches when a
+   * GET asks for a job it does not have yet.
+   */
+  WDS_SCRAPE_HITS_V1: {
+    name: 'WDS_SCRAPE_HITS_V1',
+    subjects: ['wds.scraper.v1.hits'],
+    retention: 'workqueue',
+    maxAgeMs: 7 * DAY,
+    duplicateWindowMs: DUPLICATE_WINDOW_MS,
+  },
   /** Job events (webhook sources), kept for replay and debugging. */
   WDS_EVENTS_V1: {
     name: 'WDS_EVENTS_V1',

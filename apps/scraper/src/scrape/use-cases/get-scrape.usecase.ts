@@ -6,15 +6,28 @@ import {
   type ScrapeStoredReply,
 } from '@wds/contracts';
 import { chunkCount, decodeDocument } from '../storage/document-codec';
+import type { PendingHits } from '../storage/pending-hits';
 import type { ScrapeStore } from '../storage/scrape-store';
 import { buildMetadata } from '../document/metadata';
+import type { StoreHitsUseCase } from './store-hits.usecase';
 
 /** GET /v2/scrape/{id}: a stored scrape, to its own team only. */
 export class GetScrapeUseCase {
-  constructor(private readonly scrapes: ScrapeStore) {}
+  constructor(
+    private readonly scrapes: ScrapeStore,
+    private readonly pendingHits?: { pending: PendingHits; store: StoreHitsUseCase },
+  ) {}
 
   async execute(req: ScrapeGetRequest): Promise<ScrapeStoredReply> {
-    const found = await this.scrapes.find(req.jobId);
+    let found = await this.scrapes.find(req.jobId);
+    if (!found && this.pendingHits) {
+      // A hit a gateway answered moments ago may still be on its way to a row: store its batch now.
+      const batch = await this.pendingHits.pending.find(req.jobId);
+      if (batch) {
+        await this.pendingHits.store.execute(batch);
+        found = await this.scrapes.find(req.jobId);
+      }
+    }
     if (!found) throw new ServiceError('NOT_FOUND', `Scrape job ${req.jobId} not found`);
     if (found.teamId !== req.teamId)
       throw new ServiceError('FORBIDDEN', 'This scrape job belongs to another team');

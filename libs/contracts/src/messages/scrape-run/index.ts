@@ -19,7 +19,7 @@ export type ScrapeRunRequestInput = z.input<typeof ScrapeRunRequest>;
 /**
  * The cache entry an inline document was answered from (a hit) or stored as (a fresh scrape): the
  * document is that entry's plus this request's metadata (PER_REQUEST_METADATA_KEYS). Lets a
- * gateway keep a hot copy and answer later hits itself (RPC.scrapeRecordHits).
+ * gateway keep a hot copy and answer later hits itself (`SCRAPE_HITS`, ADR 0006).
  */
 export const ScrapeCacheEntryRef = z.object({
   key: z.string().min(1),
@@ -43,35 +43,29 @@ export const ScrapeRunReply = z
   .refine(hasExactlyOneDocument, EXACTLY_ONE_DOCUMENT);
 export type ScrapeRunReply = z.output<typeof ScrapeRunReply>;
 
-/** Most hits one RPC.scrapeRecordHits call carries. */
-export const SCRAPE_RECORD_HITS_MAX = 256;
+/** Most hits one batch on `SCRAPE_HITS` carries; also bounded by `SCRAPE_HIT_BATCH_MAX_BYTES`. */
+export const SCRAPE_HIT_BATCH_MAX = 256;
+/** Payload bound of one batch (NATS max payload is 1 MiB). */
+export const SCRAPE_HIT_BATCH_MAX_BYTES = 768 * 1024;
 
 /**
- * Cache hits a gateway answered from its hot copy of a cache entry: the scraper records each as a
- * scrape job (the entry's stored document + the hit's metadata), exactly as a hit it served itself.
+ * A cache hit a gateway answered from its hot copy of a cache entry (ADR 0006). The scraper stores
+ * it as the job row a hit it served itself would have: the entry's document + this metadata.
  */
-export const ScrapeRecordHitsRequest = z.object({
-  hits: z
-    .array(
-      z.object({
-        teamId: z.string().min(1),
-        jobId: z.uuid(),
-        url: z.string().min(1),
-        key: z.string().min(1),
-        fetchedAt: z.int(),
-        creditsUsed: z.number().min(0),
-        /** The cached document's `metadata.statusCode`. */
-        statusCode: z.int().optional(),
-      }),
-    )
-    .min(1)
-    .max(SCRAPE_RECORD_HITS_MAX),
+export const ScrapeHitRecord = z.object({
+  teamId: z.string().min(1),
+  jobId: z.uuid(),
+  url: z.string().min(1),
+  /** The entry's fetch time (ms since the epoch): `cachedAt` of the answer. */
+  fetchedAt: z.int(),
+  creditsUsed: z.number().min(0),
+  /** The cached document's `metadata.statusCode`. */
+  statusCode: z.int().optional(),
+  /** Base64 of the gzip-compressed JSON of the entry's document (without any request's metadata). */
+  documentGz: z.string().min(1),
 });
-export type ScrapeRecordHitsRequest = z.output<typeof ScrapeRecordHitsRequest>;
+export type ScrapeHitRecord = z.output<typeof ScrapeHitRecord>;
 
-/**
- * The jobs recorded. A hit missing here was not: its entry is no longer in the cache as it was
- * (replaced by a newer fetch, or expired), and the caller must scrape the ordinary way instead.
- */
-export const ScrapeRecordHitsReply = z.object({ recorded: z.array(z.uuid()) });
-export type ScrapeRecordHitsReply = z.output<typeof ScrapeRecordHitsReply>;
+/** Hits answered together, published as one message once (the answers wait for the stream's ack). */
+export const ScrapeHitBatch = z.object({ hits: z.array(ScrapeHitRecord).min(1).max(SCRAPE_HIT_BATCH_MAX) });
+export type ScrapeHitBatch = z.output<typeof ScrapeHitBatch>;

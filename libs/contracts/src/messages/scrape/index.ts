@@ -16,5 +16,4 @@ export const SCRAPE_RPC = {
   run: RPC.scrapeRun,
   get: RPC.scrapeGet,
   documentChunk: RPC.scrapeDocumentChunk,
-  recordHits: RPC.scrapeRecordHits,
 } as const;
