@@ -1,4 +1,3 @@
-import { gzipSync } from 'node:zlib';
 import type { Document } from '@wds/contracts';
 import { HotScrapeCache } from './hot-scrape-cache';
 
@@ -54,9 +53,10 @@ describe('HotScrapeCache', () => {
   });
 
   it('evicts the least recently used beyond its budget and skips documents over 1/16 of it', () => {
-    // What one entry costs: its JSON and its compressed copy.
-    const json = JSON.stringify({ markdown: 'x'.repeat(1000), metadata: { title: 't', statusCode: 200 } });
-    const one = json.length + gzipSync(json).toString('base64').length;
+    // What one entry costs (JSON, compressed copy, answer prefix), measured on a lone entry.
+    const probe = new HotScrapeCache(1 << 20, () => t);
+    probe.remember(ref('p', t), doc('x'.repeat(1000)));
+    const one = probe.size().bytes;
     const cache = new HotScrapeCache(one * 16, () => t);
     for (let i = 0; i < 16; i++) cache.remember(ref(`k${i}`, t), doc('x'.repeat(1000)));
     expect(cache.size().entries).toBe(16);
@@ -67,6 +67,21 @@ describe('HotScrapeCache', () => {
     expect(cache.size().bytes).toBeLessThanOrEqual(one * 16);
     cache.remember(ref('big', t), doc('x'.repeat(20 * one)));
     expect(cache.get('big', 60_000)).toBeUndefined();
+  });
+
+  it('prepares the answer up to the metadata, so a hit only appends its own metadata', () => {
+    const cache = new HotScrapeCache(1 << 20, () => t);
+    cache.remember(ref('k', t), { ...doc('# A'), links: ['https://a.test/'] });
+    const e = cache.get('k', 60_000)!;
+    expect(JSON.parse(`${e.answerPrefix}{"scrapeId":"j"}}}`)).toEqual({
+      success: true,
+      data: { markdown: '# A', links: ['https://a.test/'], metadata: { scrapeId: 'j' } },
+    });
+    cache.remember(ref('m', t), { metadata: { title: 'only metadata' } } as Document);
+    expect(JSON.parse(`${cache.get('m', 60_000)!.answerPrefix}{}}}`)).toEqual({
+      success: true,
+      data: { metadata: {} },
+    });
   });
 
   it('holds nothing when its budget is 0', () => {

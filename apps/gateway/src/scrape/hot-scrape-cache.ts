@@ -13,6 +13,11 @@ export interface HotEntry {
   document: Document;
   /** Base64 of its gzip-compressed JSON, as a hit's job row stores it (compressed once per entry). */
   documentGz: string;
+  /**
+   * The answer's JSON up to the document's metadata value: `{"success":true,"data":{...,"metadata":`.
+   * A hit appends its metadata and `}}`, so the large document is serialised once per entry.
+   */
+  answerPrefix: string;
   bytes: number;
 }
 
@@ -67,9 +72,12 @@ export class HotScrapeCache {
     // One document may take at most 1/16 of the budget, so a few large pages cannot flush it.
     if (json.length > this.maxBytes / 16) return;
     const documentGz = gzipSync(json).toString('base64');
-    const bytes = json.length + documentGz.length;
+    const { metadata: _metadata, ...rest } = base;
+    const restJson = JSON.stringify(rest);
+    const answerPrefix = `{"success":true,"data":${restJson.slice(0, -1)}${restJson === '{}' ? '' : ','}"metadata":`;
+    const bytes = json.length + documentGz.length + answerPrefix.length;
     if (current) this.forget(ref.key, current.fetchedAt);
-    this.held.set(ref.key, { ...ref, document: base, documentGz, bytes });
+    this.held.set(ref.key, { ...ref, document: base, documentGz, answerPrefix, bytes });
     this.bytes += bytes;
     for (const [oldest, e] of this.held) {
       if (this.bytes <= this.maxBytes) break;
@@ -85,7 +93,7 @@ export class HotScrapeCache {
     this.bytes -= e.bytes;
   }
 
-  /** Documents held and their bytes (JSON + compressed copy). */
+  /** Documents held and their bytes (JSON, compressed copy, answer prefix). */
   size(): { entries: number; bytes: number } {
     return { entries: this.held.size, bytes: this.bytes };
   }

@@ -9,7 +9,6 @@ import {
   ScrapeRequest,
   ServiceError,
   unsupportedScrapeFeature,
-  type Document,
   type ScrapeResponse,
 } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
@@ -33,6 +32,11 @@ export interface ScrapePageCommand {
   body: unknown;
 }
 
+/** An answer already serialised as JSON: a hot hit's large document is serialised once per copy. */
+export class SerializedAnswer {
+  constructor(readonly json: string) {}
+}
+
 /** POST /v2/scrape: validate, authorise, hold credits, scrape through the scraper service, settle. */
 @Injectable()
 export class ScrapePageUseCase {
@@ -44,7 +48,7 @@ export class ScrapePageUseCase {
     private readonly recorder: HitRecorder,
   ) {}
 
-  async execute({ req, team, body }: ScrapePageCommand): Promise<ScrapeResponse> {
+  async execute({ req, team, body }: ScrapePageCommand): Promise<ScrapeResponse | SerializedAnswer> {
     const options = validate(ScrapeRequest, body, 'body');
     // Browser features are decided by the scraper, which knows whether a browser-pool is deployed.
     const unsupported = unsupportedScrapeFeature(options, { browser: true });
@@ -73,7 +77,7 @@ export class ScrapePageUseCase {
       const answered = await this.fromHotCopy(team.teamId, hotKey, options.url, options.maxAge);
       if (answered) {
         this.credits.settle(reservation, answered.creditsUsed);
-        return { success: true, data: answered.document };
+        return new SerializedAnswer(answered.json);
       }
     }
     let reply;
@@ -113,7 +117,7 @@ export class ScrapePageUseCase {
     key: string,
     url: string,
     maxAgeMs: number,
-  ): Promise<{ document: Document; creditsUsed: number } | undefined> {
+  ): Promise<{ json: string; creditsUsed: number } | undefined> {
     const entry = this.hot.get(key, maxAgeMs);
     if (!entry) return undefined;
     const jobId = randomUUID();
@@ -132,12 +136,8 @@ export class ScrapePageUseCase {
       // The ordinary path reports the platform's state (NATS down, ...) as it always does.
       return undefined;
     }
-    // The contract's catch-all metadata type cannot express typed keys beside string ones.
-    const metadata = {
-      ...entry.document.metadata,
-      ...cacheHitMetadata(jobId, entry.fetchedAt, creditsUsed),
-    } as Document['metadata'];
-    return { document: { ...entry.document, metadata }, creditsUsed };
+    const metadata = { ...entry.document.metadata, ...cacheHitMetadata(jobId, entry.fetchedAt, creditsUsed) };
+    return { json: `${entry.answerPrefix}${JSON.stringify(metadata)}}}`, creditsUsed };
   }
 }
 
