@@ -9,6 +9,7 @@ import {
   type Document,
   type ScrapeHitRecord,
   type ScrapeRunRequest,
+  unpackHitBatch,
 } from '@wds/contracts';
 import { BillingStandIn, call, startGateway, startStack, type TestGateway, type TestStack } from './harness';
 
@@ -71,7 +72,7 @@ class ScraperStandIn {
 
   async consumeHits(stack: TestStack): Promise<void> {
     await stack.messaging.consume(SCRAPE_HITS, CONSUMERS.scraperHits, async (batch) => {
-      this.recorded.push(...batch.hits);
+      this.recorded.push(...unpackHitBatch(batch));
     });
   }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  packHitBatch,
   SCRAPE_HIT_BATCH_MAX,
   SCRAPE_HIT_BATCH_MAX_BYTES,
   SCRAPE_HITS,
@@ -9,7 +10,6 @@ import type { Messaging } from '@wds/messaging';
 
 interface Waiting {
   hit: ScrapeHitRecord;
-  bytes: number;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -39,8 +39,7 @@ export class HitRecorder {
 
   record(hit: ScrapeHitRecord): Promise<void> {
     return new Promise((resolve, reject) => {
-      const bytes = hit.documentGz.length + hit.url.length + HIT_OVERHEAD_BYTES;
-      this.waiting.push({ hit, bytes, resolve, reject });
+      this.waiting.push({ hit, resolve, reject });
       this.schedule();
     });
   }
@@ -56,11 +55,16 @@ export class HitRecorder {
 
   private async send(): Promise<void> {
     if (this.inFlight >= MAX_IN_FLIGHT || this.waiting.length === 0) return;
+    // A distinct document counts once: hits of the same copy share it in the batch.
+    const documents = new Set<string>();
     let take = 0;
     let bytes = 0;
     while (take < this.waiting.length && take < SCRAPE_HIT_BATCH_MAX) {
-      const next = this.waiting[take].bytes;
+      const { hit } = this.waiting[take];
+      const next =
+        hit.url.length + HIT_OVERHEAD_BYTES + (documents.has(hit.documentGz) ? 0 : hit.documentGz.length);
       if (take > 0 && bytes + next > SCRAPE_HIT_BATCH_MAX_BYTES) break;
+      documents.add(hit.documentGz);
       bytes += next;
       take++;
     }
@@ -69,7 +73,9 @@ export class HitRecorder {
     // Another batch may go out while this one is being stored.
     this.schedule();
     try {
-      await this.messaging.publish(SCRAPE_HITS, { hits: batch.map((w) => w.hit) }, { msgId: randomUUID() });
+      await this.messaging.publish(SCRAPE_HITS, packHitBatch(batch.map((w) => w.hit)), {
+        msgId: randomUUID(),
+      });
       for (const w of batch) w.resolve();
     } catch (err) {
       for (const w of batch) w.reject(err);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import {
+  packHitBatch,
   PER_REQUEST_METADATA_KEYS,
   SCRAPE_HITS,
   SCRAPE_RPC,
@@ -108,21 +109,19 @@ describe('scraper service: cache rules, ZDR and proxies', () => {
     const documentGz = gzipSync(JSON.stringify(base)).toString('base64');
     const owner = team();
     const jobs = [randomUUID(), randomUUID()];
-    await scraper.client.publish(
-      SCRAPE_HITS,
-      {
-        hits: jobs.map((jobId) => ({
-          teamId: owner,
-          jobId,
-          url,
-          fetchedAt,
-          creditsUsed: 1,
-          statusCode: 200,
-          documentGz,
-        })),
-      },
-      { msgId: randomUUID() },
+    const batch = packHitBatch(
+      jobs.map((jobId) => ({
+        teamId: owner,
+        jobId,
+        url,
+        fetchedAt,
+        creditsUsed: 1,
+        statusCode: 200,
+        documentGz,
+      })),
     );
+    expect(batch.documents).toHaveLength(1);
+    await scraper.client.publish(SCRAPE_HITS, batch, { msgId: randomUUID() });
     for (const jobId of jobs) {
       const stored = await eventually(() => scraper.client.request(SCRAPE_RPC.get, { teamId: owner, jobId }));
       expect(stored.document).toEqual({

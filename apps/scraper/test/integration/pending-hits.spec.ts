@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
-import { SCRAPE_HITS, STREAMS, type ScrapeHitRecord } from '@wds/contracts';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { packHitBatch, SCRAPE_HITS, STREAMS, type ScrapeHitRecord } from '@wds/contracts';
 import { startNats, type RunningServer } from '@wds/local-infra';
 import { Messaging } from '@wds/messaging';
 import { createLogger } from '@wds/observability';
@@ -71,8 +71,12 @@ describe('hits answered by a gateway, still in the stream', () => {
 
   it('finds the pending batch of a job, and GET stores it and answers the hit', async () => {
     const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
-    await client.publish(SCRAPE_HITS, { hits: [hit(a)] }, { msgId: randomUUID() });
-    await client.publish(SCRAPE_HITS, { hits: [hit(b), hit(c, 'team-b')] }, { msgId: randomUUID() });
+    await client.publish(SCRAPE_HITS, packHitBatch([hit(a)]), { msgId: randomUUID() });
+    const other = {
+      ...hit(c, 'team-b'),
+      documentGz: gzipSync(JSON.stringify({ markdown: '# C' })).toString('base64'),
+    };
+    await client.publish(SCRAPE_HITS, packHitBatch([hit(b), other]), { msgId: randomUUID() });
     // The first batch was stored and acked meanwhile: it left the work queue.
     const first = (await client.jsm.streams.info(STREAMS.WDS_SCRAPE_HITS_V1.name)).state.first_seq;
     await client.jsm.streams.deleteMessage(STREAMS.WDS_SCRAPE_HITS_V1.name, first);
@@ -99,8 +103,9 @@ describe('hits answered by a gateway, still in the stream', () => {
         creditsUsed: 1,
       },
     });
-    // The whole batch became rows; the other team's job is still its own.
+    // The whole batch became rows, each with its own document; the other team's job is still its own.
     expect([...store.rows.keys()].sort()).toEqual([b, c].sort());
+    expect(gunzipSync(store.rows.get(c)!.documentGz!).toString()).toBe('{"markdown":"# C"}');
     await expect(get.execute({ teamId: 'team-a', jobId: c })).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(get.execute({ teamId: 'team-a', jobId: a })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });

@@ -11,6 +11,7 @@ export class StoreHitsUseCase {
   constructor(private readonly delivery: DocumentDelivery) {}
 
   async execute(batch: ScrapeHitBatch): Promise<void> {
+    const documents = batch.documents.map((d) => Buffer.from(d, 'base64'));
     // Queued in one go, so the whole batch shares one statement.
     await Promise.all(
       batch.hits.map((hit) =>
@@ -18,7 +19,7 @@ export class StoreHitsUseCase {
           teamId: hit.teamId,
           jobId: hit.jobId,
           url: hit.url,
-          gz: Buffer.from(hit.documentGz, 'base64'),
+          gz: documents[hit.document],
           metadataPatch: cacheHitMetadata(hit.jobId, hit.fetchedAt, hit.creditsUsed),
           creditsUsed: hit.creditsUsed,
           cacheHit: true,

@@ -66,6 +66,41 @@ export const ScrapeHitRecord = z.object({
 });
 export type ScrapeHitRecord = z.output<typeof ScrapeHitRecord>;
 
-/** Hits answered together, published as one message once (the answers wait for the stream's ack). */
-export const ScrapeHitBatch = z.object({ hits: z.array(ScrapeHitRecord).min(1).max(SCRAPE_HIT_BATCH_MAX) });
+/** A hit as a batch carries it: its document is an index into the batch's `documents`. */
+export const ScrapeHitEntry = ScrapeHitRecord.omit({ documentGz: true }).extend({ document: z.int().min(0) });
+export type ScrapeHitEntry = z.output<typeof ScrapeHitEntry>;
+
+/**
+ * Hits answered together, published as one message (the answers wait for the stream's ack). Each
+ * distinct document travels once per batch: hot hits of one page share it.
+ */
+export const ScrapeHitBatch = z
+  .object({
+    documents: z.array(z.string().min(1)).min(1).max(SCRAPE_HIT_BATCH_MAX),
+    hits: z.array(ScrapeHitEntry).min(1).max(SCRAPE_HIT_BATCH_MAX),
+  })
+  .refine((b) => b.hits.every((h) => h.document < b.documents.length), {
+    message: 'every hit must name one of the batch documents',
+    path: ['hits'],
+  });
 export type ScrapeHitBatch = z.output<typeof ScrapeHitBatch>;
+
+/** Builds a batch from hits, carrying each distinct document once. */
+export function packHitBatch(hits: readonly ScrapeHitRecord[]): ScrapeHitBatch {
+  const documents: string[] = [];
+  const index = new Map<string, number>();
+  const entries = hits.map(({ documentGz, ...hit }) => {
+    let i = index.get(documentGz);
+    if (i === undefined) {
+      i = documents.push(documentGz) - 1;
+      index.set(documentGz, i);
+    }
+    return { ...hit, document: i };
+  });
+  return { documents, hits: entries };
+}
+
+/** The hits of a batch, each with its document. */
+export function unpackHitBatch(batch: ScrapeHitBatch): ScrapeHitRecord[] {
+  return batch.hits.map(({ document, ...hit }) => ({ ...hit, documentGz: batch.documents[document] }));
+}
