@@ -55,7 +55,10 @@ export function scrapeCacheKey(o: KeyFields): string {
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
 }
 
-type ReadFields = Pick<ScrapeRequest, 'zeroDataRetention' | 'lockdown' | 'minAge' | 'maxAge' | 'headers' | 'actions'>;
+type ReadFields = Pick<
+  ScrapeRequest,
+  'zeroDataRetention' | 'lockdown' | 'minAge' | 'maxAge' | 'headers' | 'actions'
+>;
 
 /**
  * Whether a scrape may be answered from a cached copy younger than `maxAge` (the ordinary path;
