@@ -77,6 +77,23 @@ class ScraperStandIn {
   }
 }
 
+/** Billing for a team with plenty of credits: blocks of 100, usage accepted. */
+function serveBilling(stack: TestStack): void {
+  new BillingStandIn(stack.messaging);
+  stack.messaging.serve(RPC.creditsBlockTake, async (req) => ({
+    reservationId: randomUUID(),
+    granted: Math.max(req.minimum, 100),
+    balance: 1_000_000,
+    expiresAt: Date.now() + 120_000,
+  }));
+  stack.messaging.serve(RPC.creditsUsageReport, async (req) => ({
+    recorded: req.usage.length,
+    used: 0,
+    open: !req.close,
+    expiresAt: Date.now() + 120_000,
+  }));
+}
+
 describe('gateway: hot copies of scraper cache entries', () => {
   let stack: TestStack;
   let gw: TestGateway;
@@ -92,19 +109,7 @@ describe('gateway: hot copies of scraper cache entries', () => {
 
   beforeAll(async () => {
     stack = await startStack();
-    new BillingStandIn(stack.messaging);
-    stack.messaging.serve(RPC.creditsBlockTake, async (req) => ({
-      reservationId: randomUUID(),
-      granted: Math.max(req.minimum, 100),
-      balance: 1_000_000,
-      expiresAt: Date.now() + 120_000,
-    }));
-    stack.messaging.serve(RPC.creditsUsageReport, async (req) => ({
-      recorded: req.usage.length,
-      used: 0,
-      open: !req.close,
-      expiresAt: Date.now() + 120_000,
-    }));
+    serveBilling(stack);
     scraper = new ScraperStandIn(stack);
     gw = await startGateway(stack, { WDS_ADMIN_TOKEN: ADMIN });
     await scraper.consumeHits(stack);
@@ -199,19 +204,7 @@ describe('gateway: hot copies disabled', () => {
   it('WDS_GATEWAY_HOT_CACHE_MB=0 sends every scrape to the scraper', async () => {
     const stack = await startStack();
     try {
-      new BillingStandIn(stack.messaging);
-      stack.messaging.serve(RPC.creditsBlockTake, async (req) => ({
-        reservationId: randomUUID(),
-        granted: Math.max(req.minimum, 100),
-        balance: 1_000_000,
-        expiresAt: Date.now() + 120_000,
-      }));
-      stack.messaging.serve(RPC.creditsUsageReport, async (req) => ({
-        recorded: req.usage.length,
-        used: 0,
-        open: !req.close,
-        expiresAt: Date.now() + 120_000,
-      }));
+      serveBilling(stack);
       const scraper = new ScraperStandIn(stack);
       const gw = await startGateway(stack, { WDS_ADMIN_TOKEN: ADMIN, WDS_GATEWAY_HOT_CACHE_MB: '0' });
       await scraper.consumeHits(stack);
