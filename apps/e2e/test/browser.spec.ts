@@ -1,10 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { freePort } from '@wds/local-infra';
 import { FIXTURE_TEXT, startFixtureSite, type FixtureSite } from '@wds/testing';
-import { StackProcess, killMarked } from './support/stack-process';
+import { startE2eStack, type E2eStack, type StackProcess } from './support/stack-process';
 
 // Browser rendering through the whole stack (gateway → scraper → browser-pool → Chromium), driven by
 // the official Firecrawl JS SDK, as `npm start` runs it.
@@ -19,19 +16,17 @@ function pngSize(buf: Buffer): { width: number; height: number } {
 }
 
 describe('browser scrapes through the stack (Firecrawl JS SDK)', () => {
-  const mark = randomBytes(8).toString('hex');
-  let dataDir: string;
+  let e2e: E2eStack | undefined;
   let site: FixtureSite;
   let stack: StackProcess;
 
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-e2e-browser-'));
     site = await startFixtureSite();
     const port = await freePort();
-    stack = new StackProcess({
-      dataDir,
+    e2e = await startE2eStack({
+      name: 'browser',
       port,
-      mark,
+      readyTimeoutMs: READY_TIMEOUT_MS,
       env: {
         WDS_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
         WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
@@ -39,14 +34,12 @@ describe('browser scrapes through the stack (Firecrawl JS SDK)', () => {
         WDS_BROWSER_PROCESSES: '1',
       },
     });
-    await stack.ready(READY_TIMEOUT_MS);
+    stack = e2e.stack;
   }, READY_TIMEOUT_MS + 10_000);
 
   afterAll(async () => {
-    await stack?.kill();
-    killMarked(mark);
+    await e2e?.stop();
     await site?.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   }, 30_000);
 
   it('scrapes a script-rendered page with a screenshot and actions', async () => {

@@ -1,12 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { freePort } from '@wds/local-infra';
 import { SITE_TREE, startFixtureSite, type FixtureSite } from '@wds/testing';
-import { StackProcess, killMarked } from './support/stack-process';
+import { callApi, listenLocal } from './support/http';
+import { startE2eStack, type E2eStack, type StackProcess } from './support/stack-process';
 
 // Crawl and map through the whole stack (`npm start`): HTTP, the official SDK and its WebSocket watcher.
 
@@ -16,40 +12,24 @@ const BIG_PAGES = 14;
 const BIG_PAGE_BYTES = 1_000_000;
 
 /** 14 pages of ~1 MB of text each, all linked from the home page: more than one 10 MB status page. */
-async function startBigSite(): Promise<{ url: string; port: number; close(): Promise<void> }> {
+function startBigSite() {
   const filler = 'lorem ipsum dolor sit amet '.repeat(Math.ceil(BIG_PAGE_BYTES / 27));
-  const server = http.createServer((req, res) => {
+  return listenLocal((req, res) => {
     const p = new URL(req.url ?? '/', 'http://x').pathname;
     const links = Array.from({ length: BIG_PAGES }, (_, i) => `<a href="/big/${i}">${i}</a>`).join(' ');
     res.writeHead(p === '/' || /^\/big\/\d+$/.test(p) ? 200 : 404, { 'content-type': 'text/html' });
     res.end(`<html><body><main><h1>${p}</h1>${p === '/' ? links : `<p>${filler}</p>`}</main></body></html>`);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
-  };
 }
 
 describe('crawl and map through the stack', () => {
-  const mark = randomBytes(8).toString('hex');
-  let dataDir: string;
+  let e2e: E2eStack | undefined;
   let site: FixtureSite;
   let big: Awaited<ReturnType<typeof startBigSite>>;
   let stack: StackProcess;
 
-  const call = async (method: string, route: string, body?: unknown, key = KEY) => {
-    const res = await fetch(route.startsWith('http') ? route : `${stack.url}${route}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-      signal: AbortSignal.timeout(60_000),
-    });
-    const text = await res.text();
-    return { status: res.status, body: JSON.parse(text) as any, bytes: Buffer.byteLength(text) };
-  };
+  const call = (method: string, route: string, body?: unknown, key = KEY) =>
+    callApi(stack.url, method, route, { key, body });
   const waitDone = async (id: string) => {
     for (;;) {
       const s = await call('GET', `/v2/crawl/${id}?limit=1`);
@@ -59,27 +39,24 @@ describe('crawl and map through the stack', () => {
   };
 
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-e2e-crawl-'));
     site = await startFixtureSite();
     big = await startBigSite();
-    stack = new StackProcess({
-      dataDir,
+    e2e = await startE2eStack({
+      name: 'crawl',
       port: await freePort(),
-      mark,
+      readyTimeoutMs: READY_TIMEOUT_MS,
       env: {
         WDS_BOOTSTRAP_API_KEY: KEY,
         WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${big.port}`,
       },
     });
-    await stack.ready(READY_TIMEOUT_MS);
+    stack = e2e.stack;
   }, READY_TIMEOUT_MS + 10_000);
 
   afterAll(async () => {
-    await stack?.kill();
-    killMarked(mark);
+    await e2e?.stop();
     await site?.close();
     await big?.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   }, 30_000);
 
   it('runs crawl() of the official SDK to completion with auto-pagination', async () => {

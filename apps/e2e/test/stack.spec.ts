@@ -5,6 +5,7 @@ import path from 'node:path';
 import { SERVICE_KINDS } from '@wds/contracts';
 import { freePort } from '@wds/local-infra';
 import { FIXTURE_TEXT, startFixtureSite, type FixtureSite } from '@wds/testing';
+import { callApi } from './support/http';
 import { StackProcess, isAlive, killMarked, markedProcesses } from './support/stack-process';
 
 // The whole stack booted exactly as `npm start` boots it (tools/stack/start.js), driven over HTTP.
@@ -46,30 +47,12 @@ describe('the stack started by `npm start`', () => {
     await s.ready(READY_TIMEOUT_MS);
     return s;
   };
-  const call = async (
+  const call = (
     s: StackProcess,
     method: string,
     route: string,
     opts: { key?: string; body?: unknown } = {},
-  ) => {
-    const res = await fetch(`${s.url}${route}`, {
-      method,
-      headers: {
-        ...(opts.key ? { authorization: `Bearer ${opts.key}` } : {}),
-        ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
-      signal: AbortSignal.timeout(60_000),
-    });
-    const text = await res.text();
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      // not JSON: the assertion on it will say so
-    }
-    return { status: res.status, body: body as any };
-  };
+  ) => callApi(s.url, method, route, opts);
 
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-e2e-'));

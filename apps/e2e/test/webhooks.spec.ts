@@ -1,12 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { freePort } from '@wds/local-infra';
 import { startFixtureSite, type FixtureSite } from '@wds/testing';
-import { StackProcess, killMarked } from './support/stack-process';
+import { callApi, listenLocal, type LocalServer } from './support/http';
+import { startE2eStack, type E2eStack, type StackProcess } from './support/stack-process';
 
 // Webhooks of a real crawl and a real batch scrape through the whole stack (`npm start`): the
 // gateway, crawler, batch, scraper and webhooks services deliver to a receiver run by the test.
@@ -24,14 +20,9 @@ interface Delivery {
 }
 
 /** Records every POST with its exact bytes; answers 200. */
-async function startReceiver(): Promise<{
-  url: string;
-  port: number;
-  got: Delivery[];
-  close(): Promise<void>;
-}> {
+async function startReceiver(): Promise<LocalServer & { got: Delivery[] }> {
   const got: Delivery[] = [];
-  const server = http.createServer((req, res) => {
+  const server = await listenLocal((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -46,33 +37,17 @@ async function startReceiver(): Promise<{
       res.writeHead(200).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    got,
-    close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
-  };
+  return { ...server, got };
 }
 
 describe('webhooks of crawls and batch scrapes through the stack', () => {
-  const mark = randomBytes(8).toString('hex');
-  let dataDir: string;
+  let e2e: E2eStack | undefined;
   let site: FixtureSite;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let stack: StackProcess;
 
-  const call = async (method: string, route: string, body?: unknown, key = KEY) => {
-    const res = await fetch(`${stack.url}${route}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? (JSON.parse(text) as any) : undefined };
-  };
+  const call = (method: string, route: string, body?: unknown, key = KEY) =>
+    callApi(stack.url, method, route, { key, body, timeoutMs: 30_000 });
   const deliveriesTo = (p: string) => receiver.got.filter((d) => d.path === p);
   /** Waits until `p` received `type` `count` times; returns everything `p` received, in arrival order. */
   const waitForType = async (p: string, type: string, count = 1) => {
@@ -106,20 +81,19 @@ describe('webhooks of crawls and batch scrapes through the stack', () => {
   };
 
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-e2e-hooks-'));
     site = await startFixtureSite();
     receiver = await startReceiver();
-    stack = new StackProcess({
-      dataDir,
+    e2e = await startE2eStack({
+      name: 'hooks',
       port: await freePort(),
-      mark,
+      readyTimeoutMs: READY_TIMEOUT_MS,
       env: {
         WDS_BOOTSTRAP_API_KEY: KEY,
         WDS_ADMIN_TOKEN: ADMIN_TOKEN,
         WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${receiver.port}`,
       },
     });
-    await stack.ready(READY_TIMEOUT_MS);
+    stack = e2e.stack;
     // The operator sets the team's signing secret through the admin API.
     const set = await call(
       'PUT',
@@ -131,11 +105,9 @@ describe('webhooks of crawls and batch scrapes through the stack', () => {
   }, READY_TIMEOUT_MS + 20_000);
 
   afterAll(async () => {
-    await stack?.kill();
-    killMarked(mark);
+    await e2e?.stop();
     await site?.close();
     await receiver?.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   }, 30_000);
 
   it('delivers a crawl: started, every page, completed; signed, with metadata', async () => {

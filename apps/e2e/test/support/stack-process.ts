@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
@@ -176,4 +178,36 @@ export function killMarked(mark: string): void {
       // gone
     }
   }
+}
+
+export interface E2eStack {
+  stack: StackProcess;
+  /** The stack's own port (also its public base URL's). */
+  port: number;
+  /** Stops the stack, kills anything it left behind and deletes its data directory. */
+  stop(): Promise<void>;
+}
+
+/** A fresh stack on `port` in a temporary data directory, ready to serve. */
+export async function startE2eStack(opts: {
+  name: string;
+  env: Record<string, string>;
+  readyTimeoutMs: number;
+  port: number;
+}): Promise<E2eStack> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `wds-e2e-${opts.name}-`));
+  const mark = randomBytes(8).toString('hex');
+  const stack = new StackProcess({ dataDir, port: opts.port, mark, env: opts.env });
+  const stop = async () => {
+    await stack.kill();
+    killMarked(mark);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await stack.ready(opts.readyTimeoutMs);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { stack, port: opts.port, stop };
 }
