@@ -4,21 +4,17 @@ import {
   BATCH_RPC,
   BatchScrapeRequest,
   ErrorCode,
-  JobIdParams,
   ServiceError,
   type BatchScrapeCreateResponse,
-  type CancelJobResponse,
-  type JobErrorsResponse,
 } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import { APP_CONFIG } from '@wds/service-kit';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedTeam } from '../auth/authenticated-team';
 import type { GatewayConfig } from '../config';
-import { jobStatusResponse } from '../crawl/job-status.pager';
-import { publicBaseUrl } from '../crawl/public-url';
 import { CreditsService } from '../credits/credits.service';
 import { validate } from '../http/validate';
+import { JobEndpoints } from '../jobs/job-endpoints';
 
 /** Inserting 10,000 pages and publishing the first tasks takes a while on a loaded database. */
 const CREATE_TIMEOUT_MS = 60_000;
@@ -26,11 +22,16 @@ const CREATE_TIMEOUT_MS = 60_000;
 /** The batch scrape endpoints: validation and authorisation here, the work in the batch service. */
 @Injectable()
 export class BatchUseCases {
+  /** Status, cancel and errors below /v2/batch/scrape. */
+  readonly jobs: JobEndpoints;
+
   constructor(
     private readonly messaging: Messaging,
     private readonly credits: CreditsService,
-    @Inject(APP_CONFIG) private readonly config: GatewayConfig,
-  ) {}
+    @Inject(APP_CONFIG) config: GatewayConfig,
+  ) {
+    this.jobs = new JobEndpoints(messaging, BATCH_RPC, '/v2/batch/scrape', config.WDS_PUBLIC_BASE_URL);
+  }
 
   async create(
     req: FastifyRequest,
@@ -77,39 +78,8 @@ export class BatchUseCases {
     return {
       success: true,
       id,
-      url: this.statusUrl(req, id).href,
+      url: this.jobs.statusUrl(req, id).href,
       ...(ignoreInvalidURLs ? { invalidURLs } : {}),
     };
-  }
-
-  /** GET /v2/batch/scrape/{id}: counts and up to 10 MB of documents; `next` while running or more remain. */
-  async status(
-    req: FastifyRequest,
-    team: AuthenticatedTeam,
-    params: unknown,
-    query: unknown,
-  ): Promise<string> {
-    const { id } = validate(JobIdParams, params, 'path');
-    return jobStatusResponse(this.messaging, BATCH_RPC, {
-      teamId: team.teamId,
-      jobId: id,
-      query,
-      statusUrl: this.statusUrl(req, id),
-    });
-  }
-
-  async cancel(team: AuthenticatedTeam, params: unknown): Promise<CancelJobResponse> {
-    const { id } = validate(JobIdParams, params, 'path');
-    const reply = await this.messaging.request(BATCH_RPC.cancel, { teamId: team.teamId, jobId: id });
-    return { success: true, status: reply.status };
-  }
-
-  async errors(team: AuthenticatedTeam, params: unknown): Promise<JobErrorsResponse> {
-    const { id } = validate(JobIdParams, params, 'path');
-    return this.messaging.request(BATCH_RPC.errors, { teamId: team.teamId, jobId: id });
-  }
-
-  private statusUrl(req: FastifyRequest, id: string): URL {
-    return new URL(`${publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, req)}/v2/batch/scrape/${id}`);
   }
 }

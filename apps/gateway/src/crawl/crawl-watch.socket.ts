@@ -8,7 +8,7 @@ import type { Logger } from '@wds/observability';
 import { LOGGER } from '@wds/service-kit';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AuthenticateApiKey } from '../auth/authenticate-api-key.usecase';
-import { readStatusPage } from './job-status.pager';
+import { readStatusPage } from '../jobs/job-status.pager';
 
 const PATH = /^\/v2\/crawl\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/?(?:\?.*)?$/i;
 const POLL_MS = 1000;

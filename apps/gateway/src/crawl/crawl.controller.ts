@@ -1,18 +1,20 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import type {
-  ActiveCrawlsResponse,
-  CancelJobResponse,
-  CrawlCreateResponse,
-  JobErrorsResponse,
-} from '@wds/contracts';
+import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
+import type { ActiveCrawlsResponse, CrawlCreateResponse } from '@wds/contracts';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedTeam } from '../auth/authenticated-team';
 import { CurrentTeam } from '../http/request-context';
+import { JobController } from '../jobs/job.controller';
+import type { JobEndpoints } from '../jobs/job-endpoints';
 import { CrawlUseCases } from './crawl.usecases';
 
 @Controller('v2/crawl')
-export class CrawlController {
-  constructor(private readonly crawls: CrawlUseCases) {}
+export class CrawlController extends JobController {
+  protected readonly jobs: JobEndpoints;
+
+  constructor(private readonly crawls: CrawlUseCases) {
+    super();
+    this.jobs = crawls.jobs;
+  }
 
   /** 200, not 201: the Firecrawl SDKs treat only 200 as success. */
   @Post()
@@ -31,29 +33,9 @@ export class CrawlController {
     return this.crawls.paramsPreview(body);
   }
 
+  // A static segment: the router prefers it to the inherited `GET :id`.
   @Get('active')
   active(@CurrentTeam() team: AuthenticatedTeam): Promise<ActiveCrawlsResponse> {
     return this.crawls.active(team);
-  }
-
-  @Get(':id')
-  @Header('content-type', 'application/json; charset=utf-8')
-  status(
-    @Req() req: FastifyRequest,
-    @CurrentTeam() team: AuthenticatedTeam,
-    @Param() params: unknown,
-    @Query() query: unknown,
-  ): Promise<string> {
-    return this.crawls.status(req, team, params, query);
-  }
-
-  @Delete(':id')
-  cancel(@CurrentTeam() team: AuthenticatedTeam, @Param() params: unknown): Promise<CancelJobResponse> {
-    return this.crawls.cancel(team, params);
-  }
-
-  @Get(':id/errors')
-  errors(@CurrentTeam() team: AuthenticatedTeam, @Param() params: unknown): Promise<JobErrorsResponse> {
-    return this.crawls.errors(team, params);
   }
 }

@@ -5,12 +5,9 @@ import {
   CrawlParamsPreviewRequest,
   CrawlRequest,
   ErrorCode,
-  JobIdParams,
   ServiceError,
   type ActiveCrawlsResponse,
-  type CancelJobResponse,
   type CrawlCreateResponse,
-  type JobErrorsResponse,
 } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import { APP_CONFIG } from '@wds/service-kit';
@@ -19,8 +16,7 @@ import type { AuthenticatedTeam } from '../auth/authenticated-team';
 import type { GatewayConfig } from '../config';
 import { CreditsService } from '../credits/credits.service';
 import { validate } from '../http/validate';
-import { jobStatusResponse } from './job-status.pager';
-import { publicBaseUrl } from './public-url';
+import { JobEndpoints } from '../jobs/job-endpoints';
 
 /** Why prompt-based options are refused: they need the LLM features, which are not built yet. */
 export const LLM_UNAVAILABLE =
@@ -29,11 +25,16 @@ export const LLM_UNAVAILABLE =
 /** The crawl endpoints: validation and authorisation here, the work in the crawler service. */
 @Injectable()
 export class CrawlUseCases {
+  /** Status, cancel and errors below /v2/crawl. */
+  readonly jobs: JobEndpoints;
+
   constructor(
     private readonly messaging: Messaging,
     private readonly credits: CreditsService,
-    @Inject(APP_CONFIG) private readonly config: GatewayConfig,
-  ) {}
+    @Inject(APP_CONFIG) config: GatewayConfig,
+  ) {
+    this.jobs = new JobEndpoints(messaging, CRAWL_RPC, '/v2/crawl', config.WDS_PUBLIC_BASE_URL);
+  }
 
   async create(req: FastifyRequest, team: AuthenticatedTeam, body: unknown): Promise<CrawlCreateResponse> {
     const request = validate(CrawlRequest, body, 'body');
@@ -59,43 +60,12 @@ export class CrawlUseCases {
       request,
       teamConcurrency: team.limits.maxConcurrency,
     });
-    return {
-      success: true,
-      id,
-      url: `${publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, req)}/v2/crawl/${id}`,
-    };
+    return { success: true, id, url: this.jobs.statusUrl(req, id).href };
   }
 
   paramsPreview(body: unknown): never {
     validate(CrawlParamsPreviewRequest, body, 'body');
     throw new ServiceError(ErrorCode.SERVICE_UNAVAILABLE, LLM_UNAVAILABLE);
-  }
-
-  /** GET /v2/crawl/{id}: counts and up to 10 MB of documents; `next` while running or more remain. */
-  async status(
-    req: FastifyRequest,
-    team: AuthenticatedTeam,
-    params: unknown,
-    query: unknown,
-  ): Promise<string> {
-    const { id } = validate(JobIdParams, params, 'path');
-    return jobStatusResponse(this.messaging, CRAWL_RPC, {
-      teamId: team.teamId,
-      jobId: id,
-      query,
-      statusUrl: new URL(`${publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, req)}/v2/crawl/${id}`),
-    });
-  }
-
-  async cancel(team: AuthenticatedTeam, params: unknown): Promise<CancelJobResponse> {
-    const { id } = validate(JobIdParams, params, 'path');
-    const reply = await this.messaging.request(CRAWL_RPC.cancel, { teamId: team.teamId, jobId: id });
-    return { success: true, status: reply.status };
-  }
-
-  async errors(team: AuthenticatedTeam, params: unknown): Promise<JobErrorsResponse> {
-    const { id } = validate(JobIdParams, params, 'path');
-    return this.messaging.request(CRAWL_RPC.errors, { teamId: team.teamId, jobId: id });
   }
 
   async active(team: AuthenticatedTeam): Promise<ActiveCrawlsResponse> {
