@@ -1,8 +1,15 @@
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip, gzipSync } from 'node:zlib';
 import { PER_REQUEST_METADATA_KEYS, type Document, type ScrapeCacheEntryRef } from '@wds/contracts';
 
 /** Default budget of the hot copies one gateway keeps (JSON bytes of the documents). */
 export const HOT_CACHE_DEFAULT_MB = 64;
+/** Larger documents are not copied: serialising and compressing them is not worth a hot copy. */
+export const HOT_COPY_MAX_JSON_BYTES = 512 * 1024;
+/** Up to this size a copy is compressed at once (well under a millisecond); larger ones off the event loop. */
+const COMPRESS_INLINE_MAX_BYTES = 64 * 1024;
+
+const gzipAsync = promisify(gzip);
 
 export interface HotEntry {
   key: string;
@@ -60,29 +67,38 @@ export class HotScrapeCache {
   /**
    * Keeps the entry a reply's document came from (a newer fetch of the same key replaces an older
    * one; never the reverse). `document` is the reply's, whose request metadata is removed here.
+   * A large copy is usable once compressed off the event loop; until then hits take the ordinary path.
    */
-  remember(ref: ScrapeCacheEntryRef, document: Document): void {
-    if (!this.enabled) return;
-    const current = this.held.get(ref.key);
-    if (current && current.fetchedAt >= ref.fetchedAt) return;
+  async remember(ref: ScrapeCacheEntryRef, document: Document): Promise<void> {
+    if (!this.enabled || !this.isNewer(ref)) return;
     const metadata: Record<string, unknown> = { ...document.metadata };
     for (const k of PER_REQUEST_METADATA_KEYS) delete metadata[k];
-    const base: Document = { ...document, metadata: metadata as Document['metadata'] };
-    const json = Buffer.from(JSON.stringify(base));
-    // One document may take at most 1/16 of the budget, so a few large pages cannot flush it.
-    if (json.length > this.maxBytes / 16) return;
-    const documentGz = gzipSync(json).toString('base64');
-    const { metadata: _metadata, ...rest } = base;
+    const { metadata: _metadata, ...rest } = document;
     const restJson = JSON.stringify(rest);
-    const answerPrefix = `{"success":true,"data":${restJson.slice(0, -1)}${restJson === '{}' ? '' : ','}"metadata":`;
-    const bytes = json.length + documentGz.length + answerPrefix.length;
+    const upToMetadata = `${restJson.slice(0, -1)}${restJson === '{}' ? '' : ','}"metadata":`;
+    const json = Buffer.from(`${upToMetadata}${JSON.stringify(metadata)}}`);
+    // At most 1/16 of the budget each, so a few large pages cannot flush it.
+    if (json.length > Math.min(HOT_COPY_MAX_JSON_BYTES, this.maxBytes / 16)) return;
+    const gz = json.length <= COMPRESS_INLINE_MAX_BYTES ? gzipSync(json) : await gzipAsync(json);
+    const documentGz = gz.toString('base64');
+    // Another reply may have brought a newer copy meanwhile.
+    if (!this.isNewer(ref)) return;
+    const current = this.held.get(ref.key);
     if (current) this.forget(ref.key, current.fetchedAt);
+    const answerPrefix = `{"success":true,"data":${upToMetadata}`;
+    const bytes = json.length + documentGz.length + answerPrefix.length;
+    const base = { ...rest, metadata } as Document;
     this.held.set(ref.key, { ...ref, document: base, documentGz, answerPrefix, bytes });
     this.bytes += bytes;
     for (const [oldest, e] of this.held) {
       if (this.bytes <= this.maxBytes) break;
       this.forget(oldest, e.fetchedAt);
     }
+  }
+
+  private isNewer(ref: ScrapeCacheEntryRef): boolean {
+    const current = this.held.get(ref.key);
+    return !current || current.fetchedAt < ref.fetchedAt;
   }
 
   /** Drops the copy of `key` if it is still the one fetched at `fetchedAt`. */

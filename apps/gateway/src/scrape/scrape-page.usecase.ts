@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   cacheHitMetadata,
   ErrorCode,
@@ -12,6 +12,8 @@ import {
   type ScrapeResponse,
 } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
+import type { Logger } from '@wds/observability';
+import { LOGGER } from '@wds/service-kit';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedTeam } from '../auth/authenticated-team';
 import { CreditsService } from '../credits/credits.service';
@@ -46,6 +48,7 @@ export class ScrapePageUseCase {
     private readonly documents: ScrapeDocumentReader,
     private readonly hot: HotScrapeCache,
     private readonly recorder: HitRecorder,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async execute({ req, team, body }: ScrapePageCommand): Promise<ScrapeResponse | SerializedAnswer> {
@@ -102,7 +105,11 @@ export class ScrapePageUseCase {
     }
     // The scrape is done: its cost is charged even if reading a large document back fails.
     this.credits.settle(reservation, reply.creditsUsed);
-    if (reply.cached && reply.document) this.hot.remember(reply.cached, reply.document);
+    if (reply.cached && reply.document) {
+      this.hot.remember(reply.cached, reply.document).catch((err: unknown) => {
+        this.logger.warn({ err }, 'could not keep a hot copy of a cache entry');
+      });
+    }
     const document = await this.documents.resolve(team.teamId, reply);
     return { success: true, data: document };
   }
