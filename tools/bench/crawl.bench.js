@@ -4,6 +4,12 @@
 // storage, link de-duplication in the frontier, scheduling, credits). Reports pages/s and the
 // RSS of the crawler and scraper sampled every second; then holds a 50,000-URL frontier.
 // Run after building: npx tsc -b tsconfig.build.json && node tools/bench/crawl.bench.js
+// Reports CPU per page of every process (services, this bench's PostgreSQL and nats-server, the bench
+// with its site) and the load average. Env: BENCH_PAGES (5000), BENCH_FRONTIER (50000; 0 skips the
+// frontier check), BENCH_CONCURRENCY, BENCH_PAGE_BYTES, BENCH_SERVICE_NODE_ARGS (e.g. --cpu-prof),
+// BENCH_PG_DURABLE=1, BENCH_PG_STATS=1 (pg_stat_statements: statements per page with run and planning
+// time), BENCH_PG_EXPLAIN=<duration> with BENCH_PG_LOG=<file> (auto_explain plans of slower statements,
+// with BENCH_PG_STATS=1), BENCH_PG_SQL (statements run after the services migrated, for experiments).
 const { spawn } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
 const fs = require('node:fs');
@@ -70,14 +76,13 @@ function cpuSeconds(pid) {
   }
 }
 
-/** CPU seconds of every postgres process (the cluster started here is the only one named so). */
-function postgresCpuSeconds(dataDir) {
+/** CPU seconds of this bench's PostgreSQL: the postmaster and its children (backends, WAL writer, ...). */
+function postgresCpuSeconds(postmasterPid) {
   let sum = 0;
   for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
-      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      const environ = cmd.includes('postgres') ? fs.readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
-      if (environ && (cmd.includes(dataDir) || cmd.startsWith('postgres:'))) sum += cpuSeconds(Number(pid));
+      const ppid = Number(/PPid:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
+      if (Number(pid) === postmasterPid || ppid === postmasterPid) sum += cpuSeconds(Number(pid));
     } catch {
       // process gone
     }
@@ -95,6 +100,7 @@ function spawnService(name, env) {
   let out = '';
   child.stdout.on('data', (d) => (out = (out + d).slice(-20000)));
   child.stderr.on('data', (d) => (out = (out + d).slice(-20000)));
+  child.tail = () => out.split('\n').slice(-6).join('\n');
   return new Promise((resolve, reject) => {
     const t = setInterval(() => {
       if (out.includes('"healthUrl"')) {
@@ -106,6 +112,49 @@ function spawnService(name, env) {
       }
     }, 50);
   });
+}
+
+/** BENCH_PG_STATS=1: restarts the cluster with pg_stat_statements and prints the top statements. */
+const STATEMENT_STATS = process.env.BENCH_PG_STATS === '1';
+
+async function withStatementStats(pg, opts) {
+  await pg.stop();
+  // track 'all': the statements inside finish_page() are listed too (their time is also in its call's).
+  fs.appendFileSync(
+    path.join(opts.dataDir, 'postgresql.conf'),
+    `\nshared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track = 'all'\npg_stat_statements.track_planning = on\n` +
+      (process.env.BENCH_PG_EXPLAIN
+        ? `session_preload_libraries = 'auto_explain'\nauto_explain.log_min_duration = '${process.env.BENCH_PG_EXPLAIN}'\nauto_explain.log_nested_statements = on\n`
+        : ''),
+  );
+  const restarted = await startPostgres({ ...opts, port: pg.port });
+  await pgQuery(restarted.url, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  return restarted;
+}
+
+async function pgQuery(url, sql, params = []) {
+  const { Database } = require(path.join(ROOT, 'libs/database/dist'));
+  const db = new Database({ url });
+  try {
+    return (await db.query(sql, params)).rows;
+  } finally {
+    await db.close();
+  }
+}
+
+async function statementStats(url, pages) {
+  const rows = await pgQuery(
+    url,
+    `SELECT calls, round(total_exec_time::numeric, 1) AS ms, round(total_plan_time::numeric, 1) AS plan_ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
+     FROM pg_stat_statements WHERE calls > 0 ORDER BY total_exec_time + total_plan_time DESC LIMIT 25`,
+  );
+  return rows.map((r) => ({
+    perPage: +(Number(r.calls) / pages).toFixed(2),
+    msPerPage: +(Number(r.ms) / pages).toFixed(3),
+    planMsPerPage: +(Number(r.plan_ms) / pages).toFixed(3),
+    rows: Number(r.rows),
+    query: r.query,
+  }));
 }
 
 async function waitFor(client, teamId, id, onTick) {
@@ -121,10 +170,9 @@ async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-crawl-bench-'));
   const nats = await startNats({ dataDir: path.join(dir, 'nats') });
   // BENCH_PG_DURABLE=1: crash-safe PostgreSQL settings, as npm start runs it.
-  const pg = await startPostgres({
-    dataDir: path.join(dir, 'pg'),
-    durable: process.env.BENCH_PG_DURABLE === '1',
-  });
+  const pgOpts = { dataDir: path.join(dir, 'pg'), durable: process.env.BENCH_PG_DURABLE === '1' };
+  let pg = await startPostgres(pgOpts);
+  if (STATEMENT_STATS) pg = await withStatementStats(pg, pgOpts);
   const site = await startSite();
   const port = site.address().port;
   const env = {
@@ -137,13 +185,22 @@ async function main() {
   };
   const children = [];
   const stop = async () => {
-    for (const c of children) c.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 3000));
-    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    // Callers first (crawler, scraper, then billing), so each reports its usage to a running billing.
+    for (const c of [...children].reverse()) {
+      c.kill('SIGTERM');
+      // Up to 10 s for a clean exit (a --cpu-prof profile is written then).
+      for (let i = 0; i < 100 && c.exitCode === null; i++) await new Promise((r) => setTimeout(r, 100));
+      if (c.exitCode !== null) continue;
+      console.error(`${c.spawnargs.at(-1)} did not stop within 10 s: killed; its last lines:\n${c.tail()}`);
+      c.kill('SIGKILL');
+    }
     await client?.drain();
     site.close();
     await nats.stop();
     await pg.stop();
+    // BENCH_PG_EXPLAIN=<duration> (with BENCH_PG_STATS=1): auto_explain's plans are kept in BENCH_PG_LOG.
+    if (process.env.BENCH_PG_LOG)
+      fs.copyFileSync(path.join(dir, 'pg', 'postgres.log'), process.env.BENCH_PG_LOG);
     fs.rmSync(dir, { recursive: true, force: true });
   };
   let client;
@@ -156,6 +213,8 @@ async function main() {
       WDS_CRAWL_WORKER_CONCURRENCY: String(CONCURRENCY),
     });
     children.push(crawler);
+    // BENCH_PG_SQL: statements run once the services have migrated (experiments, e.g. a function setting).
+    if (process.env.BENCH_PG_SQL) await pgQuery(pg.url, process.env.BENCH_PG_SQL);
     client = await Messaging.connect({
       servers: nats.url,
       name: 'bench',
@@ -180,7 +239,9 @@ async function main() {
     const cpu0 = Object.fromEntries(
       children.map((c, i) => [['billing', 'scraper', 'crawler'][i], cpuSeconds(c.pid)]),
     );
-    const pg0 = postgresCpuSeconds(dir);
+    const pg0 = postgresCpuSeconds(pg.pid);
+    const nats0 = cpuSeconds(nats.pid);
+    const load0 = os.loadavg().map((l) => +l.toFixed(2));
     const t0 = Date.now();
     const { id } = await create(
       {
@@ -206,7 +267,8 @@ async function main() {
         return [name, +(cpuSeconds(c.pid) - cpu0[name]).toFixed(1)];
       }),
     );
-    cpu.postgres = +(postgresCpuSeconds(dir) - pg0).toFixed(1);
+    cpu.postgres = +(postgresCpuSeconds(pg.pid) - pg0).toFixed(1);
+    cpu.nats = +(cpuSeconds(nats.pid) - nats0).toFixed(1);
     cpu.benchAndSite = +(process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6).toFixed(1);
     const steady = samples.filter((s) => s.done > PAGES * 0.1 && s.done < PAGES * 0.9);
     const rate =
@@ -222,6 +284,14 @@ async function main() {
       pagesPerSecondOverall: +(final.completed / secs).toFixed(1),
       pagesPerSecondSteady: +rate.toFixed(1),
       cpuSeconds: cpu,
+      // The robust figure on a shared machine: CPU per page, per process and in all.
+      cpuMsPerPage: Object.fromEntries(
+        [...Object.entries(cpu), ['total', Object.values(cpu).reduce((a, b) => a + b, 0)]].map(([k, v]) => [
+          k,
+          +((v * 1000) / Math.max(1, final.completed)).toFixed(2),
+        ]),
+      ),
+      loadAverage: { before: load0, after: os.loadavg().map((l) => +l.toFixed(2)) },
       rssMb: [1, 2, 3, 4].map((k) => ({
         at: quart(k - 1).done,
         crawler: Math.round(quart(k - 1).crawler),
@@ -229,8 +299,13 @@ async function main() {
       })),
     };
     console.log(JSON.stringify(result, null, 2));
+    if (STATEMENT_STATS) {
+      for (const r of await statementStats(pg.url, final.completed)) console.log(JSON.stringify(r));
+      await pgQuery(pg.url, 'SELECT pg_stat_statements_reset()');
+    }
 
     // Frontier: one page links FRONTIER URLs; hold them at concurrency 1 for a few seconds.
+    if (FRONTIER === 0) return;
     const f0 = Date.now();
     const wide = await create(
       {

@@ -24,6 +24,7 @@ export class PageDispatcher {
           url: p.url,
           depth: p.depth,
           urlKey: p.urlKey,
+          ...(opts.republish ? { republished: true } : {}),
         };
         // A republished task must not be swallowed as a duplicate of the (lost) first one.
         const msgId = `${p.jobId}:${key}${opts.republish ? `:${Date.now()}` : ''}`;

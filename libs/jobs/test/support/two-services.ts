@@ -30,7 +30,13 @@ import {
 
 export const SQL_DIR = path.resolve(__dirname, '..', '..', 'sql');
 /** The shared job DDL in the order the services' migrations apply it. */
-export const MIGRATIONS = ['job-tables.sql', 'team-slots.sql', 'job-reopen.sql', 'page-finish.sql'];
+export const MIGRATIONS = [
+  'job-tables.sql',
+  'team-slots.sql',
+  'job-reopen.sql',
+  'page-finish.sql',
+  'page-finish-plans.sql',
+];
 
 export const logger = createLogger({ service: 'jobs-test', level: 'fatal' });
 

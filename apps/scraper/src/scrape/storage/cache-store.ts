@@ -20,6 +20,9 @@ export interface CacheLookup {
   minAgeMs?: number;
 }
 
+/** Entries per INSERT statement (6 parameters each). */
+const PUT_BATCH = 100;
+
 export interface CachePut {
   key: string;
   url: string;
@@ -93,15 +96,60 @@ export class PgCacheStore extends CacheStore {
     };
   }
 
-  async put(e: CachePut) {
+  /**
+   * Writes go out in natural batches, as the scrape rows do (scrape-store.ts): one statement at a
+   * time, carrying every entry put while the previous one ran, so under load one commit serves many
+   * pages (a crawl stores every page it fetches). Each caller still returns once its entry is committed.
+   */
+  put(e: CachePut): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.puts.push({ entry: e, resolve, reject });
+      if (!this.putting) void this.flushPuts();
+    });
+  }
+
+  private readonly puts: { entry: CachePut; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private putting = false;
+
+  private async flushPuts(): Promise<void> {
+    this.putting = true;
+    try {
+      while (this.puts.length > 0) {
+        const batch = this.puts.splice(0, PUT_BATCH);
+        try {
+          await this.putMany(batch.map((b) => b.entry));
+          for (const b of batch) b.resolve();
+        } catch (err) {
+          for (const b of batch) b.reject(err);
+        }
+      }
+    } finally {
+      this.putting = false;
+    }
+  }
+
+  private async putMany(entries: CachePut[]): Promise<void> {
+    // One row per key, the last put's (as one statement after another would leave it): an INSERT ...
+    // ON CONFLICT DO UPDATE may not touch the same row twice.
+    const last = new Map<string, CachePut>();
+    for (const e of entries) {
+      last.delete(e.key);
+      last.set(e.key, e);
+    }
+    const params: unknown[] = [];
+    const rows = [...last.values()].map((e) => {
+      const b = params.length;
+      params.push(e.key, e.url, e.documentGz, e.contentCredits, e.retainMs, e.fetchedAt ?? null);
+      const f = `COALESCE($${b + 6}::timestamptz, now())`;
+      return `($${b + 1}, $${b + 2}, $${b + 3}::bytea, $${b + 4}::integer, ${f}, ${f} + $${b + 5}::bigint * interval '1 millisecond')`;
+    });
     await this.db.query(
       `INSERT INTO scraper.cache_entries (cache_key, url, document_gz, content_credits, fetched_at, expires_at)
-       VALUES ($1, $2, $3, $4, COALESCE($6::timestamptz, now()),
-         COALESCE($6::timestamptz, now()) + $5 * interval '1 millisecond')
+       VALUES ${rows.join(',\n')}
        ON CONFLICT (cache_key) DO UPDATE SET url = EXCLUDED.url, document_gz = EXCLUDED.document_gz,
          content_credits = EXCLUDED.content_credits, fetched_at = EXCLUDED.fetched_at,
          expires_at = EXCLUDED.expires_at`,
-      [e.key, e.url, e.documentGz, e.contentCredits, e.retainMs, e.fetchedAt ?? null],
+      params,
     );
   }
 

@@ -10,6 +10,11 @@ export const PageTask = z.object({
   attempt: z.int().min(0).optional(),
   /** The job's de-duplication key of `url` (the page row's key); absent in older tasks. */
   urlKey: z.string().min(1).optional(),
+  /**
+   * Set on a task the watchdog published again for a page that made no progress: such a task may
+   * arrive after another copy finished the page, so the runner checks that the page is still pending.
+   */
+  republished: z.boolean().optional(),
 });
 export type PageTask = z.output<typeof PageTask>;
 
