@@ -157,12 +157,21 @@ async function statementStats(url, pages) {
   }));
 }
 
+/**
+ * Polls the crawl's status until it ends: every 100 ms, so the end is seen within 100 ms (at 1 s,
+ * up to 5% of a 20 s run was polling delay); `onTick` gets one status a second.
+ */
 async function waitFor(client, teamId, id, onTick) {
+  let lastTick = 0;
   for (;;) {
     const s = await client.request(CRAWL_RPC.status, { teamId, jobId: id, skip: 0, limit: 1, maxBytes: 1 });
-    onTick?.(s);
-    if (s.status !== 'scraping') return s;
-    await new Promise((r) => setTimeout(r, 1000));
+    const ended = s.status !== 'scraping';
+    if (ended || Date.now() - lastTick >= 1000) {
+      lastTick = Date.now();
+      onTick?.(s);
+    }
+    if (ended) return s;
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 

@@ -61,8 +61,9 @@ class Slots {
  * Runs a durable pull consumer:
  * - the payload is validated first; a message that is not valid JSON or fails the schema is poison:
  *   it goes to the dead-letter subject with the reason and is terminated, never handed to the handler;
- * - the message is acked once the handler resolves; while it runs, `working()` keeps it from being
- *   redelivered to another worker;
+ * - the message is acked once the handler resolves (without waiting for the server's confirmation:
+ *   handlers are idempotent, a lost ack is a redelivery); while it runs, `working()` keeps it from
+ *   being redelivered to another worker;
  * - a handler failure naks with the consumer's back-off delay, and on the last allowed delivery the
  *   message is dead-lettered and terminated instead.
  */
@@ -138,7 +139,9 @@ export async function startConsumer<D extends StreamMessageDef>(
         } finally {
           clearInterval(heartbeat);
         }
-        await m.ackAck().catch((err: unknown) => log.warn({ err, seq: m.seq }, 'ack not confirmed'));
+        // Not confirmed (ackAck would cost a server round trip per message): a lost ack only means a
+        // redelivery, which every handler must take anyway (at-least-once delivery).
+        m.ack();
       },
       headers,
     );
