@@ -1,3 +1,4 @@
 export * from './database';
 export * from './migrations';
 export type { QueryResult, QueryResultRow } from 'pg';
+export * from './write-batcher';

@@ -17,12 +17,6 @@ class SharedStore extends CacheStore {
     if (l.maxAgeMs !== undefined && e.fetchedAt.getTime() <= now - l.maxAgeMs) return undefined;
     return e.fetchedAt.getTime() <= now - (l.minAgeMs ?? 0) ? e : undefined;
   }
-  async findExact(key: string, fetchedAtMs: number): Promise<CacheEntry | undefined> {
-    this.lookups++;
-    const e = this.rows.get(key);
-    if (!e || e.expiresAt.getTime() <= this.now() || e.fetchedAt.getTime() !== fetchedAtMs) return undefined;
-    return e;
-  }
   async put(e: CachePut) {
     const fetched = e.fetchedAt?.getTime() ?? this.now();
     this.rows.set(e.key, {
@@ -88,27 +82,16 @@ describe('MemoryFrontedCacheStore', () => {
     expect(shared.lookups).toBe(1);
   });
 
-  it('finds an entry by its exact fetch time, from memory or the shared store, and only while current', async () => {
+  it('gives the memory and the shared copy of an entry the same fetch time', async () => {
     const store = new MemoryFrontedCacheStore(shared, 1 << 20, () => t);
-    const put = { key: 'k', url: 'https://a.test/', contentCredits: 1, retainMs: 60_000 };
-    await store.put({ ...put, documentGz: doc('# A') });
-    const fetchedAt = t;
-    // Memory and shared store agree on the fetch time.
-    expect(shared.rows.get('k')?.fetchedAt.getTime()).toBe(fetchedAt);
-    expect((await store.findExact('k', fetchedAt))?.document).toEqual({ markdown: '# A' });
-    expect(shared.lookups).toBe(0);
-    expect(await store.findExact('k', fetchedAt - 1)).toBeUndefined();
-    expect(shared.lookups).toBe(1);
-
-    // Another replica replaced the entry: this one's memory copy is no longer the current one for
-    // that time, and a fresh store finds the new version in the shared store.
-    t += 1000;
-    await shared.put({ ...put, documentGz: doc('# B'), fetchedAt: new Date(t) });
-    const other = new MemoryFrontedCacheStore(shared, 1 << 20, () => t);
-    expect(await other.findExact('k', fetchedAt)).toBeUndefined();
-    expect((await other.findExact('k', t))?.document).toEqual({ markdown: '# B' });
-
-    t += 60_000;
-    expect(await store.findExact('k', fetchedAt)).toBeUndefined();
+    await store.put({
+      key: 'k',
+      url: 'https://a.test/',
+      contentCredits: 1,
+      retainMs: 60_000,
+      documentGz: doc('# A'),
+    });
+    expect(shared.rows.get('k')?.fetchedAt.getTime()).toBe(t);
+    expect((await store.find({ key: 'k' }))?.fetchedAt.getTime()).toBe(t);
   });
 });

@@ -43,20 +43,8 @@ export class MemoryFrontedCacheStore extends CacheStore {
     return this.remember(lookup.key, found);
   }
 
-  async findExact(key: string, fetchedAtMs: number): Promise<CacheEntry | undefined> {
-    const local = this.held.get(key);
-    if (
-      local &&
-      local.entry.fetchedAt.getTime() === fetchedAtMs &&
-      local.entry.expiresAt.getTime() > this.now()
-    )
-      return this.decoded(key, local.entry);
-    const found = await this.shared.findExact(key, fetchedAtMs);
-    return found && this.remember(key, found);
-  }
-
   async put(entry: CachePut): Promise<void> {
-    // One fetch time for both copies: it identifies the entry (findExact) on every replica.
+    // One fetch time for both copies, so every replica reports the same `cachedAt` for the entry.
     const fetchedAt = entry.fetchedAt ?? new Date(this.now());
     await this.shared.put({ ...entry, fetchedAt });
     // Kept compressed, decoded on its first hit: most stored pages (a crawl's) are never read back

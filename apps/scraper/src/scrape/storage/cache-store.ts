@@ -1,5 +1,5 @@
 import type { Document } from '@wds/contracts';
-import type { Queryable } from '@wds/database';
+import { WriteBatcher, type Queryable } from '@wds/database';
 
 export interface CacheEntry {
   documentGz: Buffer;
@@ -29,18 +29,13 @@ export interface CachePut {
   documentGz: Buffer;
   contentCredits: number;
   retainMs: number;
-  /** The entry's fetch time (its identity with the key, see `findExact`); defaults to now. */
+  /** The entry's fetch time (`cachedAt` of its hits), set once for every copy of it; defaults to now. */
   fetchedAt?: Date;
 }
 
 /** Port: the page cache/index, one entry per cache key. */
 export abstract class CacheStore {
   abstract find(lookup: CacheLookup): Promise<CacheEntry | undefined>;
-  /**
-   * The unexpired entry of `key` fetched at exactly `fetchedAtMs`, while some copy of it is still
-   * held (the shared store keeps only the newest fetch of a key; memory may keep an older one).
-   */
-  abstract findExact(key: string, fetchedAtMs: number): Promise<CacheEntry | undefined>;
   abstract put(entry: CachePut): Promise<void>;
   abstract purgeExpired(): Promise<number>;
 }
@@ -74,58 +69,14 @@ export class PgCacheStore extends CacheStore {
     };
   }
 
-  async findExact(key: string, fetchedAtMs: number): Promise<CacheEntry | undefined> {
-    const { rows } = await this.db.query<{
-      document_gz: Buffer;
-      content_credits: number;
-      fetched_at: Date;
-      expires_at: Date;
-    }>(
-      `SELECT document_gz, content_credits, fetched_at, expires_at FROM scraper.cache_entries
-       WHERE cache_key = $1 AND expires_at > now()`,
-      [key],
-    );
-    const row = rows[0];
-    // Compared as JavaScript dates: both sides then have the same (millisecond) precision.
-    if (!row || row.fetched_at.getTime() !== fetchedAtMs) return undefined;
-    return {
-      documentGz: row.document_gz,
-      contentCredits: row.content_credits,
-      fetchedAt: row.fetched_at,
-      expiresAt: row.expires_at,
-    };
-  }
-
   /**
-   * Writes go out in natural batches, as the scrape rows do (scrape-store.ts): one statement at a
-   * time, carrying every entry put while the previous one ran, so under load one commit serves many
-   * pages (a crawl stores every page it fetches). Each caller still returns once its entry is committed.
+   * Entries go out in natural batches (WriteBatcher), as the scrape rows do: a crawl stores every
+   * page it fetches. Each caller returns once its own entry is committed.
    */
+  private readonly puts = new WriteBatcher<CachePut>((entries) => this.putMany(entries), PUT_BATCH);
+
   put(e: CachePut): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.puts.push({ entry: e, resolve, reject });
-      if (!this.putting) void this.flushPuts();
-    });
-  }
-
-  private readonly puts: { entry: CachePut; resolve: () => void; reject: (err: unknown) => void }[] = [];
-  private putting = false;
-
-  private async flushPuts(): Promise<void> {
-    this.putting = true;
-    try {
-      while (this.puts.length > 0) {
-        const batch = this.puts.splice(0, PUT_BATCH);
-        try {
-          await this.putMany(batch.map((b) => b.entry));
-          for (const b of batch) b.resolve();
-        } catch (err) {
-          for (const b of batch) b.reject(err);
-        }
-      }
-    } finally {
-      this.putting = false;
-    }
+    return this.puts.add(e);
   }
 
   private async putMany(entries: CachePut[]): Promise<void> {

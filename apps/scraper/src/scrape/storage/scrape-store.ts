@@ -1,4 +1,4 @@
-import type { Queryable } from '@wds/database';
+import { WriteBatcher, type Queryable } from '@wds/database';
 
 /** Rows per INSERT statement (14 parameters each, far below PostgreSQL's 65,535). */
 const INSERT_BATCH = 200;
@@ -51,41 +51,14 @@ export class PgScrapeStore extends ScrapeStore {
     super();
   }
 
-  /**
-   * Inserts go out in natural batches: one statement at a time, carrying every record that arrived
-   * while the previous one ran (or in the same tick: the first statement waits one microtask, so
-   * the rows of one batch of recorded hits share it). A lone request pays no extra latency; under
-   * load one commit serves many scrapes. Each caller still returns only after its own row is
-   * committed.
-   */
+  /** Rows go out in natural batches (WriteBatcher); each caller returns once its own row is committed. */
+  private readonly inserts = new WriteBatcher<ScrapeRecord>(
+    (records) => this.insertMany(records),
+    INSERT_BATCH,
+  );
+
   insert(r: ScrapeRecord): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ record: r, resolve, reject });
-      if (!this.flushing) {
-        this.flushing = true;
-        queueMicrotask(() => void this.flush());
-      }
-    });
-  }
-
-  private readonly pending: { record: ScrapeRecord; resolve: () => void; reject: (err: unknown) => void }[] =
-    [];
-  private flushing = false;
-
-  private async flush(): Promise<void> {
-    try {
-      while (this.pending.length > 0) {
-        const batch = this.pending.splice(0, INSERT_BATCH);
-        try {
-          await this.insertMany(batch.map((b) => b.record));
-          for (const b of batch) b.resolve();
-        } catch (err) {
-          for (const b of batch) b.reject(err);
-        }
-      }
-    } finally {
-      this.flushing = false;
-    }
+    return this.inserts.add(r);
   }
 
   private async insertMany(records: ScrapeRecord[]): Promise<void> {
