@@ -8,3 +8,4 @@ export * from './job-watchdog';
 export * from './job-reader';
 export * from './team-gate';
 export * from './team-wake';
+export * from './job-runtime';

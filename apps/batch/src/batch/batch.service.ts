@@ -1,17 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { BATCH_CONSUMERS, BATCH_RPC, BATCH_WORK } from '@wds/contracts';
 import { Database } from '@wds/database';
-import {
-  JobEvents,
-  JobQueries,
-  JobStore,
-  JobWatchdog,
-  PageDispatcher,
-  PageRunner,
-  TeamWake,
-  DEFAULT_TEAM_LEASE_MS,
-  type JobRow,
-} from '@wds/jobs';
+import { JobQueries, JobRuntime, type JobRow } from '@wds/jobs';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
@@ -32,12 +22,7 @@ const CREATION_INTERRUPTED =
  */
 @Injectable()
 export class BatchService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly store: JobStore;
-  private readonly events: JobEvents;
-  private readonly dispatcher: PageDispatcher;
-  private readonly runner: PageRunner;
-  private readonly watchdog: JobWatchdog;
-  private readonly teamWake: TeamWake;
+  private readonly jobs: JobRuntime;
 
   constructor(
     private readonly messaging: Messaging,
@@ -45,56 +30,47 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(APP_CONFIG) private readonly config: BatchConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    // Team slots are shared with the team's crawls; wake-ups reach whichever service runs a job.
-    this.teamWake = new TeamWake(messaging, logger);
-    this.store = new JobStore(database, 'batch', {
-      teamWaker: this.teamWake,
-      // The watchdog renews the leases of running jobs: several passes fit in one lease.
-      teamLeaseMs: Math.max(DEFAULT_TEAM_LEASE_MS, 4 * config.WDS_BATCH_WATCHDOG_INTERVAL_MS),
-    });
-    this.events = new JobEvents(messaging, 'batch');
-    this.dispatcher = new PageDispatcher(messaging, BATCH_WORK.page, 'batch');
-    this.runner = new PageRunner(messaging, this.store, logger, {
-      jobKind: 'batch',
-      endpoint: 'batch_scrape',
-      subject: BATCH_WORK.page,
-      consumer: { ...BATCH_CONSUMERS.page, ackWaitMs: config.WDS_BATCH_ACK_WAIT_MS },
-      concurrency: config.WDS_BATCH_WORKER_CONCURRENCY,
-      hooks: new BatchPageHooks(),
-    });
-    this.watchdog = new JobWatchdog(this.store, this.dispatcher, this.events, logger, {
-      intervalMs: config.WDS_BATCH_WATCHDOG_INTERVAL_MS,
-      redispatchAfterMs: config.WDS_BATCH_REDISPATCH_MS,
-      reconcileAfterMs: config.WDS_BATCH_RECONCILE_MS,
-      failAfterMs: config.WDS_BATCH_STALL_FAIL_MS,
-      // The gateway got no answer for such a batch, so nobody waits for it: fail it, charge nothing.
-      reseed: (job) => this.failUnseeded(job),
+    this.jobs = new JobRuntime(messaging, database, logger, {
+      schema: 'batch',
+      runner: {
+        jobKind: 'batch',
+        endpoint: 'batch_scrape',
+        subject: BATCH_WORK.page,
+        consumer: { ...BATCH_CONSUMERS.page, ackWaitMs: config.WDS_BATCH_ACK_WAIT_MS },
+        concurrency: config.WDS_BATCH_WORKER_CONCURRENCY,
+        hooks: new BatchPageHooks(),
+      },
+      watchdog: {
+        intervalMs: config.WDS_BATCH_WATCHDOG_INTERVAL_MS,
+        redispatchAfterMs: config.WDS_BATCH_REDISPATCH_MS,
+        reconcileAfterMs: config.WDS_BATCH_RECONCILE_MS,
+        failAfterMs: config.WDS_BATCH_STALL_FAIL_MS,
+        // The gateway got no answer for such a batch, so nobody waits for it: fail it, charge nothing.
+        reseed: (job, runtime) => this.failUnseeded(job, runtime),
+      },
     });
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const create = new CreateBatchUseCase(this.store, this.dispatcher, this.events, {
+    const { store, events, dispatcher } = this.jobs;
+    const create = new CreateBatchUseCase(store, dispatcher, events, {
       retentionMs: this.config.WDS_BATCH_RETENTION_HOURS * HOUR,
       zdrRetentionMs: this.config.WDS_BATCH_ZDR_RETENTION_MINUTES * MINUTE,
     });
     this.messaging.serve(BATCH_RPC.create, (req) => create.execute(req));
-    new JobQueries(this.messaging, this.store, this.events, { kind: 'batch', rpcs: BATCH_RPC }).serve();
-    this.teamWake.serve('batch', { store: this.store, dispatcher: this.dispatcher, events: this.events });
-    await this.runner.start();
-    this.watchdog.start();
+    new JobQueries(this.messaging, store, events, { kind: 'batch', rpcs: BATCH_RPC }).serve();
+    await this.jobs.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.watchdog.stop();
-    await this.teamWake.stop();
-    await this.runner.stop();
+    await this.jobs.stop();
     this.logger.info('batch workers stopped');
   }
 
-  private async failUnseeded(job: JobRow): Promise<void> {
-    if (await this.store.end(job.id, 'failed', CREATION_INTERRUPTED)) {
+  private async failUnseeded(job: JobRow, runtime: JobRuntime): Promise<void> {
+    if (await runtime.store.end(job.id, 'failed', CREATION_INTERRUPTED)) {
       this.logger.warn({ jobId: job.id }, 'batch failed: creation interrupted');
-      await this.events.lifecycle(job, 'failed', CREATION_INTERRUPTED);
+      await runtime.events.lifecycle(job, 'failed', CREATION_INTERRUPTED);
     }
   }
 }

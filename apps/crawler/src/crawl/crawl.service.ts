@@ -1,16 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CRAWL_CONSUMERS, CRAWL_RPC, CRAWL_WORK } from '@wds/contracts';
 import { Database } from '@wds/database';
-import {
-  JobEvents,
-  JobQueries,
-  JobStore,
-  JobWatchdog,
-  PageDispatcher,
-  PageRunner,
-  TeamWake,
-  DEFAULT_TEAM_LEASE_MS,
-} from '@wds/jobs';
+import { JobQueries, JobRuntime } from '@wds/jobs';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
@@ -30,12 +21,7 @@ const HOUR = 3_600_000;
  */
 @Injectable()
 export class CrawlService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly store: JobStore;
-  private readonly events: JobEvents;
-  private readonly dispatcher: PageDispatcher;
-  private readonly runner: PageRunner;
-  private readonly watchdog: JobWatchdog;
-  private readonly teamWake: TeamWake;
+  private readonly jobs: JobRuntime;
   private kickoffConsumer?: { stop(): Promise<void> };
 
   constructor(
@@ -45,49 +31,44 @@ export class CrawlService implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(APP_CONFIG) private readonly config: CrawlerConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    // Team slots are shared with the team's batch jobs; wake-ups reach whichever service runs a job.
-    this.teamWake = new TeamWake(messaging, logger);
-    this.store = new JobStore(database, 'crawler', {
-      teamWaker: this.teamWake,
-      // The watchdog renews the leases of running jobs: several passes fit in one lease.
-      teamLeaseMs: Math.max(DEFAULT_TEAM_LEASE_MS, 4 * config.WDS_CRAWL_WATCHDOG_INTERVAL_MS),
-    });
-    this.events = new JobEvents(messaging, 'crawl');
-    this.dispatcher = new PageDispatcher(messaging, CRAWL_WORK.page, 'crawl');
-    this.runner = new PageRunner(messaging, this.store, logger, {
-      jobKind: 'crawl',
-      endpoint: 'crawl',
-      subject: CRAWL_WORK.page,
-      consumer: { ...CRAWL_CONSUMERS.page, ackWaitMs: config.WDS_CRAWL_ACK_WAIT_MS },
-      concurrency: config.WDS_CRAWL_WORKER_CONCURRENCY,
-      hooks: new CrawlPageHooks(new CrawlContexts()),
-    });
-    this.watchdog = new JobWatchdog(this.store, this.dispatcher, this.events, logger, {
-      intervalMs: config.WDS_CRAWL_WATCHDOG_INTERVAL_MS,
-      redispatchAfterMs: config.WDS_CRAWL_REDISPATCH_MS,
-      reconcileAfterMs: config.WDS_CRAWL_RECONCILE_MS,
-      failAfterMs: config.WDS_CRAWL_STALL_FAIL_MS,
-      reseed: (job) =>
-        this.messaging.publish(
-          CRAWL_WORK.kickoff,
-          { crawlId: job.id, teamId: job.teamId },
-          { msgId: `kickoff:${job.id}:${Date.now()}` },
-        ),
+    this.jobs = new JobRuntime(messaging, database, logger, {
+      schema: 'crawler',
+      runner: {
+        jobKind: 'crawl',
+        endpoint: 'crawl',
+        subject: CRAWL_WORK.page,
+        consumer: { ...CRAWL_CONSUMERS.page, ackWaitMs: config.WDS_CRAWL_ACK_WAIT_MS },
+        concurrency: config.WDS_CRAWL_WORKER_CONCURRENCY,
+        hooks: new CrawlPageHooks(new CrawlContexts()),
+      },
+      watchdog: {
+        intervalMs: config.WDS_CRAWL_WATCHDOG_INTERVAL_MS,
+        redispatchAfterMs: config.WDS_CRAWL_REDISPATCH_MS,
+        reconcileAfterMs: config.WDS_CRAWL_RECONCILE_MS,
+        failAfterMs: config.WDS_CRAWL_STALL_FAIL_MS,
+        reseed: (job) =>
+          this.messaging.publish(
+            CRAWL_WORK.kickoff,
+            { crawlId: job.id, teamId: job.teamId },
+            { msgId: `kickoff:${job.id}:${Date.now()}` },
+          ),
+      },
     });
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    const { store, events, dispatcher } = this.jobs;
     const create = new CreateCrawlUseCase(
-      this.store,
+      store,
       this.messaging,
-      this.events,
+      events,
       this.config.WDS_CRAWL_RETENTION_HOURS * HOUR,
     );
-    const kickoff = new KickoffCrawlUseCase(this.store, this.fetcher, this.dispatcher, this.events);
+    const kickoff = new KickoffCrawlUseCase(store, this.fetcher, dispatcher, events);
     const map = new MapSiteUseCase(this.messaging, this.fetcher);
     this.messaging.serve(CRAWL_RPC.create, (req) => create.execute(req));
     this.messaging.serve(CRAWL_RPC.map, (req) => map.execute(req));
-    new JobQueries(this.messaging, this.store, this.events, {
+    new JobQueries(this.messaging, store, events, {
       kind: 'crawl',
       rpcs: CRAWL_RPC,
       activeOptions: (job) => {
@@ -101,15 +82,11 @@ export class CrawlService implements OnApplicationBootstrap, OnApplicationShutdo
       (msg) => kickoff.execute(msg),
       { concurrency: 4, retryDelayMs: 5000 },
     );
-    this.teamWake.serve('crawl', { store: this.store, dispatcher: this.dispatcher, events: this.events });
-    await this.runner.start();
-    this.watchdog.start();
+    await this.jobs.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.watchdog.stop();
-    await this.teamWake.stop();
-    await this.runner.stop();
+    await this.jobs.stop();
     await this.kickoffConsumer?.stop();
     await this.fetcher.close();
     this.logger.info('crawl workers stopped');
