@@ -20,13 +20,16 @@ let sdk: NodeSDK | undefined;
  * instrumentations can patch them. Without an OTLP endpoint nothing would be exported, so spans
  * are not recorded either (sampler off, unless OTEL_TRACES_SAMPLER says otherwise): every
  * operation still gets trace and span ids, which appear in logs and propagate over NATS and HTTP,
- * but no span data is built. Recording every span only to drop it cost about a tenth of each
+ * but no span data is built, and the pg and undici instrumentations (whose spans are only
+ * leaves) are not installed. Recording every span only to drop it cost about a tenth of each
  * service's CPU on the scrape path (docs/benchmarks.md).
  */
 export function startTelemetry(opts: TelemetryOptions): void {
   if (sdk) return;
   const env = opts.env ?? process.env;
   const exporting = Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  // Spans are recorded when exported, handed to the caller's processors, or a sampler is chosen.
+  const recording = exporting || Boolean(opts.spanProcessors) || Boolean(env.OTEL_TRACES_SAMPLER);
   const config: Partial<NodeSDKConfiguration> = {
     serviceName: env.OTEL_SERVICE_NAME || opts.serviceName,
     textMapPropagator: new CompositePropagator({
@@ -37,8 +40,9 @@ export function startTelemetry(opts: TelemetryOptions): void {
         // Probe traffic would drown real traces.
         ignoreIncomingRequestHook: (req) => (req.url ?? '').startsWith('/health'),
       }),
-      new UndiciInstrumentation(),
-      new PgInstrumentation(),
+      // Their spans are leaves (every query, every outbound request): without an exporter or a
+      // sampler nothing would record them, and wrapping each call cost ~3% of a service's CPU.
+      ...(recording ? [new UndiciInstrumentation(), new PgInstrumentation()] : []),
     ],
   };
   if (opts.spanProcessors) {
@@ -47,9 +51,7 @@ export function startTelemetry(opts: TelemetryOptions): void {
     // NodeSDK would otherwise default to OTLP on localhost and log export failures forever.
     config.spanProcessors = [new NoopSpanProcessor()];
   }
-  if (!exporting && !opts.spanProcessors && !env.OTEL_TRACES_SAMPLER) {
-    config.sampler = new AlwaysOffSampler();
-  }
+  if (!recording) config.sampler = new AlwaysOffSampler();
   if (!exporting) {
     config.metricReaders = [];
     config.logRecordProcessors = [];
