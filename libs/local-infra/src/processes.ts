@@ -58,6 +58,51 @@ function postgresBinDir(): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether `pid` holds the socket listening on `port` (Linux: /proc/net/tcp* and /proc/<pid>/fd);
+ * undefined where /proc cannot tell.
+ */
+export function listensOn(pid: number, port: number): boolean | undefined {
+  const suffix = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  const inodes = new Set<string>();
+  let readable = false;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = fs.readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    readable = true;
+    for (const line of text.split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      // local_address, state 0A = LISTEN, inode
+      if (cols.length > 9 && cols[3] === '0A' && cols[1].endsWith(suffix)) inodes.add(cols[9]);
+    }
+  }
+  if (!readable) return undefined;
+  let fds: string[];
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return undefined;
+  }
+  for (const fd of fds) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m && inodes.has(m[1])) return true;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return false;
+}
+
+/**
+ * Waits until the child listens on `port`. A connection alone is not proof: another server (a
+ * second stack starting at the same moment) may hold the port, and our child is about to exit
+ * for it; so the listening socket must be the child's where /proc can tell.
+ */
 async function waitForPort(
   port: number,
   child: ChildProcess,
@@ -75,7 +120,7 @@ async function waitForPort(
       });
       s.once('error', () => resolve(false));
     });
-    if (ok) return;
+    if (ok && (child.pid === undefined || listensOn(child.pid, port) !== false)) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${what} did not listen on port ${port} within ${timeoutMs} ms`);

@@ -34,6 +34,23 @@ async function choosePort(preferred, what) {
   return port;
 }
 
+/**
+ * Starts a server on the preferred port when it is free, else on a free one. Another process (a
+ * second stack starting at the same moment) may take the preferred port between the check and the
+ * bind: then the start is retried once on a free port.
+ */
+async function startOnPort(preferred, what, start) {
+  const port = await choosePort(preferred, what);
+  try {
+    return await start(port);
+  } catch (err) {
+    if (port !== preferred || (await isPortFree(preferred))) throw err;
+    const other = await localInfra().freePort();
+    log.info(`port ${preferred} was taken while ${what} started: it will listen on ${other}`);
+    return start(other);
+  }
+}
+
 function pidAlive(pid) {
   try {
     process.kill(pid, 0);
@@ -121,8 +138,9 @@ async function startInfra(dir) {
   const result = { natsUrl: process.env.NATS_URL, databaseUrl: process.env.DATABASE_URL, pids: {}, started };
   try {
     if (!result.natsUrl) {
-      const port = await choosePort(4222, 'NATS');
-      const nats = await localInfra().startNats({ dataDir: path.join(dir, 'nats'), port });
+      const nats = await startOnPort(4222, 'NATS', (port) =>
+        localInfra().startNats({ dataDir: path.join(dir, 'nats'), port }),
+      );
       started.push({ name: 'nats', server: nats });
       result.natsUrl = nats.url;
       result.pids.nats = nats.pid;
@@ -133,9 +151,10 @@ async function startInfra(dir) {
     if (!result.databaseUrl) {
       const pgDir = path.join(dir, 'postgres');
       checkNoOrphanPostgres(pgDir);
-      const port = await choosePort(5432, 'PostgreSQL');
       // The stack's data must survive a machine crash, unlike the tests' throwaway clusters.
-      const pg = await localInfra().startPostgres({ dataDir: pgDir, port, durable: true });
+      const pg = await startOnPort(5432, 'PostgreSQL', (port) =>
+        localInfra().startPostgres({ dataDir: pgDir, port, durable: true }),
+      );
       started.push({ name: 'postgres', server: pg, dataDir: pgDir });
       result.databaseUrl = pg.url;
       result.pids.postgres = pg.pid;
