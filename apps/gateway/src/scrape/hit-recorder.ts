@@ -70,8 +70,6 @@ export class HitRecorder {
     }
     const batch = this.waiting.splice(0, take);
     this.inFlight++;
-    // Another batch may go out while this one is being stored.
-    this.schedule();
     try {
       await this.messaging.publish(SCRAPE_HITS, packHitBatch(batch.map((w) => w.hit)), {
         msgId: randomUUID(),

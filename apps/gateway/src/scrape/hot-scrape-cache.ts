@@ -2,8 +2,6 @@ import { promisify } from 'node:util';
 import { gzip, gzipSync } from 'node:zlib';
 import { PER_REQUEST_METADATA_KEYS, type Document, type ScrapeCacheEntryRef } from '@wds/contracts';
 
-/** Default budget of the hot copies one gateway keeps (JSON bytes of the documents). */
-export const HOT_CACHE_DEFAULT_MB = 64;
 /** Larger documents are not copied: serialising and compressing them is not worth a hot copy. */
 export const HOT_COPY_MAX_JSON_BYTES = 512 * 1024;
 /** Up to this size a copy is compressed at once (well under a millisecond); larger ones off the event loop. */

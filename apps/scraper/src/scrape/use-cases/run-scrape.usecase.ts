@@ -6,6 +6,7 @@ import {
   ServiceError,
   unsupportedScrapeFeature,
   type Document,
+  type ScrapeCacheEntryRef,
   type ScrapeRunRequest,
 } from '@wds/contracts';
 import type { Logger } from '@wds/observability';
@@ -167,14 +168,10 @@ export class RunScrapeUseCase {
           statusCode: page.status,
         }),
       ]);
+      const expiresAt = new Date(cached.fetchedAt.getTime() + this.settings.cacheRetentionMs);
       return {
         ...delivered,
-        cached: {
-          key,
-          fetchedAt: cached.fetchedAt.getTime(),
-          expiresAt: cached.fetchedAt.getTime() + this.settings.cacheRetentionMs,
-          contentCredits: built.contentCredits,
-        },
+        cached: entryRef(key, { ...cached, expiresAt, contentCredits: built.contentCredits }),
       };
     }
     await caching;
@@ -246,15 +243,7 @@ export class RunScrapeUseCase {
         cacheHit: true,
         statusCode: document.metadata?.statusCode,
       });
-      return {
-        ...delivered,
-        cached: {
-          key,
-          fetchedAt: entry.fetchedAt.getTime(),
-          expiresAt: entry.expiresAt.getTime(),
-          contentCredits: entry.contentCredits,
-        },
-      };
+      return { ...delivered, cached: entryRef(key, entry) };
     }
     return this.delivery.deliver({
       teamId: cmd.teamId,
@@ -281,6 +270,19 @@ export class RunScrapeUseCase {
       retainMs: this.settings.retentionMs,
     });
   }
+}
+
+/** Names the cache entry a delivered document is (see `ScrapeRunReply.cached`). */
+function entryRef(
+  key: string,
+  e: { fetchedAt: Date; expiresAt: Date; contentCredits: number },
+): ScrapeCacheEntryRef {
+  return {
+    key,
+    fetchedAt: e.fetchedAt.getTime(),
+    expiresAt: e.expiresAt.getTime(),
+    contentCredits: e.contentCredits,
+  };
 }
 
 /** Rejects with SCRAPE_TIMEOUT when `work` does not finish within `ms` (work that ignores it is abandoned). */
