@@ -59,7 +59,7 @@ describe('crawler process (built output)', () => {
     expect(ready.status).toBe(200);
     expect(output).toContain('"service":"crawler"');
     expect(output).toContain(
-      '"applied":["0001_init.sql","0003_job_tables.sql","0004_team_slots.sql","0005_job_reopen.sql","0006_page_finish.sql","0007_page_finish_plans.sql"]',
+      '"applied":["0001_init.sql","0003_job_tables.sql","0004_team_slots.sql","0005_job_reopen.sql","0006_page_finish.sql","0007_page_finish_plans.sql","0008_page_finish_batch.sql"]',
     );
 
     child.kill('SIGTERM');

@@ -209,6 +209,19 @@ describe('CreditBlocks', () => {
     expect(billing.reports().length).toBeLessThanOrEqual(3);
   });
 
+  it('settleRecorded reports within recordedFlushMs, also usage that waited for a report in flight', async () => {
+    // The regular flush is far away: only the recorded-usage deadline can deliver these in time.
+    make({ firstBlock: 100, idleCloseMs: 100_000, flushIntervalMs: 60_000, recordedFlushMs: 5 });
+    const [a, b] = await Promise.all([blocks.hold('t1', 1), blocks.hold('t1', 1)]);
+    const started = Date.now();
+    const first = blocks.settleRecorded(a, 1, { key: 'a', endpoint: 'crawl' });
+    await until(() => billing.reports().length === 1);
+    // Queued while the first report may still be in flight.
+    await Promise.all([first, blocks.settleRecorded(b, 1, { key: 'b', endpoint: 'crawl' })]);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(billing.keys).toEqual(new Set(['a', 'b']));
+  });
+
   it('still reports the usage of running holds after billing settled their expired block', async () => {
     make({ firstBlock: 10, idleCloseMs: 100_000, renewEveryMs: 100_000 });
     const h = await blocks.hold('t1', 1);

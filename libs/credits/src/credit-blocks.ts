@@ -90,7 +90,7 @@ export class CreditBlocks {
   ) {
     this.opts = {
       flushIntervalMs: 100,
-      recordedFlushMs: 25,
+      recordedFlushMs: 5,
       maxBatch: 1000,
       idleCloseMs: 5_000,
       renewEveryMs: 30_000,
@@ -278,7 +278,7 @@ export class CreditBlocks {
       this.flushTimer = undefined;
       // report() never rejects: a failed report keeps its usage for the next try.
       for (const block of this.blocks) if (block.usage.length > 0) void this.report(block);
-    }, this.opts.flushIntervalMs);
+    }, delayMs);
     this.flushTimer.unref();
   }
 
@@ -324,7 +324,10 @@ export class CreditBlocks {
       .finally(() => {
         block.reporting = undefined;
         // After a failure the housekeeping tick (once a second) retries, not the regular flush.
-        if (block.usage.length > 0 && block.failures === 0) this.scheduleFlush();
+        if (block.usage.length > 0 && block.failures === 0) {
+          const awaited = block.usage.some((entry) => this.confirms.has(entry));
+          this.scheduleFlush(awaited ? this.opts.recordedFlushMs : this.opts.flushIntervalMs);
+        }
       });
     return block.reporting;
   }

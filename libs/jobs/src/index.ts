@@ -3,6 +3,7 @@ export * from './job-store';
 export * from './job-events';
 export * from './page-dispatcher';
 export * from './page-runner';
+export * from './page-finisher';
 export * from './job-queries';
 export * from './job-watchdog';
 export * from './job-reader';

@@ -29,6 +29,16 @@ export interface FinishOutcome {
   seq?: number;
 }
 
+/** One page of a `finishPages` batch. */
+export interface PageFinish {
+  urlKey: string;
+  result: PageResult;
+  /** Links the page led to (crawl), added to the frontier within the job's limit. */
+  discovered?: readonly PageCandidate[];
+  /** Links robots.txt kept out, for the job's errors. */
+  blocked?: readonly string[];
+}
+
 export interface AddOutcome {
   inserted: number;
   dispatch: ClaimedPage[];
@@ -41,10 +51,10 @@ export interface AddOutcome {
 
 type Waking = { wake: WakeTarget[] };
 type Settled = { dispatch: ClaimedPage[]; finished?: 'completed'; job: JobRow; wake: WakeTarget[] };
-/** A row of finish_page(): the outcome, and the job's columns when the page completed the job. */
+/** A row of finish_pages(): the outcomes, and the job's columns when the batch completed the job. */
 type RawFinish = RawJob & {
-  applied: boolean;
-  seq: number | null;
+  applied: boolean[];
+  seq: (number | null)[];
   dispatch: GatePage[];
   wake: WakeTarget[];
   finished: boolean;
@@ -72,7 +82,7 @@ export class JobStore extends JobReader {
     super(db, schema);
     this.leaseMs = opts.teamLeaseMs ?? DEFAULT_TEAM_LEASE_MS;
     this.gate = new TeamGate(this.leaseMs);
-    this.finishFn = `${schema}.finish_page`;
+    this.finishFn = `${schema}.finish_pages`;
   }
 
   async create(job: NewJob): Promise<void> {
@@ -167,42 +177,78 @@ export class JobStore extends JobReader {
     discovered: readonly PageCandidate[] = [],
     blocked: readonly string[] = [],
   ): Promise<FinishOutcome> {
-    const ok = result.kind === 'done';
-    // One statement (libs/jobs/sql/page-finish.sql), its own transaction: the same steps as the other
-    // methods here (job lock, page, links, TeamGate claim or update, counters, completion) without a
-    // round trip for each.
+    const [outcome] = await this.finishPages(jobId, [{ urlKey, result, discovered, blocked }]);
+    return outcome;
+  }
+
+  /**
+   * Finishes several pages of one job in one statement (libs/jobs/sql/page-finish-batch.sql, its own
+   * transaction): the same steps as `finishPage` for each page in order, with the job locked, the
+   * next pages claimed and the counters updated once. Outcomes are in page order; the batch's
+   * claimed pages and its completion (`dispatch`, `finished`, `job`) go with its last applied page.
+   */
+  async finishPages(jobId: string, pages: readonly PageFinish[]): Promise<FinishOutcome[]> {
+    const linkPages: number[] = [];
+    const keys: string[] = [];
+    const urls: string[] = [];
+    const depths: number[] = [];
+    const blockedPages: number[] = [];
+    const blockedUrls: string[] = [];
+    pages.forEach((p, i) => {
+      for (const c of p.discovered ?? []) {
+        linkPages.push(i + 1);
+        keys.push(c.urlKey);
+        urls.push(c.url);
+        depths.push(c.depth);
+      }
+      for (const url of [...new Set(p.blocked ?? [])].slice(0, 1000)) {
+        blockedPages.push(i + 1);
+        blockedUrls.push(url);
+      }
+    });
+    const ok = (r: PageResult): r is Extract<PageResult, { kind: 'done' }> => r.kind === 'done';
     const { rows } = await this.db.query<RawFinish>(
       `SELECT f.o_applied AS applied, f.o_seq AS seq, f.o_dispatch AS dispatch, f.o_wake AS wake,
          f.o_finished AS finished, f.o_team_id AS "teamId", (f.o_job).*
-       FROM ${this.finishFn}($1::uuid, $2::text, $3::boolean, $4::text, $5::int, $6::int, $7::text, $8::text,
-         $9::text[], $10::text[], $11::int[], $12::text[], $13::int, $14::int) f`,
+       FROM ${this.finishFn}($1::uuid, $2::text[], $3::boolean[], $4::text[], $5::int[], $6::int[],
+         $7::text[], $8::text[], $9::int[], $10::text[], $11::text[], $12::int[], $13::int[], $14::text[],
+         $15::int, $16::int) f`,
       [
         jobId,
-        urlKey,
-        ok,
-        ok ? result.documentJson : null,
-        ok ? Buffer.byteLength(result.documentJson) : null,
-        result.credits,
-        ok ? null : result.error,
-        ok ? null : (result.code ?? null),
-        discovered.map((c) => c.urlKey),
-        discovered.map((c) => c.url),
-        discovered.map((c) => c.depth),
-        [...new Set(blocked)].slice(0, 1000),
+        pages.map((p) => p.urlKey),
+        pages.map((p) => ok(p.result)),
+        pages.map((p) => (ok(p.result) ? p.result.documentJson : null)),
+        pages.map((p) => (ok(p.result) ? Buffer.byteLength(p.result.documentJson) : null)),
+        pages.map((p) => p.result.credits),
+        // PostgreSQL text cannot hold NUL; an error message quoting a page could carry one.
+        pages.map((p) => (ok(p.result) ? null : p.result.error.replaceAll('\u0000', ''))),
+        pages.map((p) => (ok(p.result) ? null : (p.result.code ?? null))),
+        linkPages,
+        keys,
+        urls,
+        depths,
+        blockedPages,
+        blockedUrls,
         MAX_CLAIM,
         this.leaseMs,
       ],
     );
     const r = rows[0];
-    if (!r.applied) return { applied: false, dispatch: [] };
+    const outcomes: FinishOutcome[] = pages.map((_, i) =>
+      r.applied[i]
+        ? { applied: true, dispatch: [], seq: r.seq[i] ?? undefined }
+        : { applied: false, dispatch: [] },
+    );
+    const last = r.applied.lastIndexOf(true);
+    if (last < 0) return outcomes;
     if (r.wake.length) this.opts.teamWaker?.wake(r.wake);
-    return {
-      applied: true,
+    outcomes[last] = {
+      ...outcomes[last],
       dispatch: r.dispatch.map((p) => ({ jobId, teamId: r.teamId, ...p })),
       finished: r.finished ? 'completed' : undefined,
       ...(r.finished ? { job: toJob(r) } : {}),
-      seq: r.seq ?? undefined,
     };
+    return outcomes;
   }
 
   /** Ends a running job (cancel, out of credits, watchdog); false when it had already ended. */

@@ -23,6 +23,7 @@ import { JobEvents } from './job-events';
 import type { JobStore } from './job-store';
 import type { JobRow, PageCandidate } from './job.types';
 import { PageDispatcher } from './page-dispatcher';
+import { PageFinisher } from './page-finisher';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -72,7 +73,10 @@ export class PageRunner {
   /** Page credits come from blocks of the team's credits held here, not two billing calls per page. */
   private readonly credits: CreditBlocks;
   private readonly dispatcher: PageDispatcher;
+  /** Pages of a job finish in natural batches (one finish_pages() call per job at a time). */
+  private readonly finisher: PageFinisher;
   private readonly jobCache = new Map<string, { job: JobRow; at: number }>();
+  private readonly jobReads = new Map<string, Promise<JobRow | undefined>>();
   /** Each job's validated scrape options (its first page's), by job id. */
   private readonly optionsCache = new Map<string, ScrapeRequest>();
   private running?: { stop(): Promise<void> };
@@ -88,6 +92,7 @@ export class PageRunner {
       holder: opts.creditHolder ?? `${opts.jobKind}-pages/${hostname()}-${process.pid}`,
     });
     this.dispatcher = new PageDispatcher(messaging, opts.subject, opts.jobKind);
+    this.finisher = new PageFinisher(store);
   }
 
   async start(): Promise<void> {
@@ -191,15 +196,14 @@ export class PageRunner {
     after: { discovered?: PageCandidate[]; blocked?: string[] } = {},
   ): Promise<void> {
     const documentJson = r.ok ? JSON.stringify(r.document) : '';
-    const outcome = await this.store.finishPage(
-      job.id,
+    const outcome = await this.finisher.finish(job.id, {
       urlKey,
-      r.ok
+      result: r.ok
         ? { kind: 'done', documentJson, credits: r.credits }
         : { kind: 'failed', error: r.error, code: r.code, credits: r.credits },
-      after.discovered,
-      after.blocked,
-    );
+      discovered: after.discovered,
+      blocked: after.blocked,
+    });
     if (!outcome.applied) return;
     if (!r.ok) this.logger.info({ jobId: job.id, code: r.code, depth: task.depth }, 'page failed');
     await this.dispatcher.publish(outcome.dispatch);
@@ -244,7 +248,13 @@ export class PageRunner {
     const hit = this.jobCache.get(jobId);
     // Only a running job is served from the cache: an ended batch can be reopened by an append.
     if (hit && hit.job.status === 'scraping' && Date.now() - hit.at < JOB_CACHE_MS) return hit.job;
-    const job = await this.store.get(jobId);
+    // One read per job at a time: the pages that arrive while it runs share it.
+    let reading = this.jobReads.get(jobId);
+    if (!reading) {
+      reading = this.store.get(jobId).finally(() => this.jobReads.delete(jobId));
+      this.jobReads.set(jobId, reading);
+    }
+    const job = await reading;
     if (this.jobCache.size > 1000) this.jobCache.clear();
     if (job) this.jobCache.set(jobId, { job, at: Date.now() });
     else this.jobCache.delete(jobId);

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Database, runMigrations } from '@wds/database';
 import { createTestDatabase } from '@wds/testing';
-import { JobStore, type NewJob, type WakeTarget } from '../src';
+import { JobStore, PageFinisher, type NewJob, type WakeTarget } from '../src';
 import { MIGRATIONS, SQL_DIR } from './support/two-services';
 
 const SCHEMA = 'svc_finish';
@@ -129,5 +129,102 @@ describe('JobStore.finishPage', () => {
     expect(woken).toEqual([[{ jobId: small, kind: 'crawl' }]]);
     expect(await waitingOf([big, small])).toEqual([small, big]);
     expect((await store.claim(small)).dispatch.map((p) => p.urlKey)).toEqual(['s1']);
+  });
+
+  describe('finishPages (several pages of a job in one call)', () => {
+    const failed = (error: string) => ({ kind: 'failed' as const, error, code: 'SCRAPE_FAILED', credits: 0 });
+    const pagesOf = async (id: string) =>
+      (
+        await db.query<{ url_key: string; status: string; done_seq: number | null; depth: number }>(
+          `SELECT url_key, status, done_seq, depth FROM ${SCHEMA}.job_pages WHERE job_id = $1 ORDER BY url_key`,
+          [id],
+        )
+      ).rows;
+
+    it('does what the calls one by one would: seq, links in order within the limit, repeats ignored', async () => {
+      const id = await startJob({ pageLimit: 6, concurrency: 3, teamConcurrency: 10 }, ['a', 'b', 'c']);
+      const outcomes = await store.finishPages(id, [
+        { urlKey: 'a', result: done(2), discovered: ['b', 'd', 'e'].map((k) => page(k, 1)) },
+        // The same page again (a redelivery in the same batch): nothing of it counts.
+        { urlKey: 'a', result: done(7), discovered: [page('z', 1)], blocked: ['http://site.test/never'] },
+        // `d` repeats a link of `a`: it must not take one of the three free places.
+        { urlKey: 'b', result: failed('bo\u0000om'), discovered: ['d', 'f'].map((k) => page(k, 1)) },
+        { urlKey: 'c', result: done(3), discovered: [page('h', 1)], blocked: ['http://site.test/x'] },
+      ]);
+      expect(outcomes.map((o) => [o.applied, o.seq])).toEqual([
+        [true, 1],
+        [false, undefined],
+        [true, undefined],
+        [true, 2],
+      ]);
+      // The batch's claim goes with its last applied page.
+      expect(outcomes.slice(0, 3).every((o) => o.dispatch.length === 0)).toBe(true);
+      expect(outcomes[3].dispatch.map((p) => p.urlKey).sort()).toEqual(['d', 'e', 'f']);
+      expect(outcomes[3].finished).toBeUndefined();
+      expect(await pagesOf(id)).toEqual([
+        { url_key: 'a', status: 'done', done_seq: 1, depth: 0 },
+        { url_key: 'b', status: 'failed', done_seq: null, depth: 0 },
+        { url_key: 'c', status: 'done', done_seq: 2, depth: 0 },
+        { url_key: 'd', status: 'dispatched', done_seq: null, depth: 1 },
+        { url_key: 'e', status: 'dispatched', done_seq: null, depth: 1 },
+        { url_key: 'f', status: 'dispatched', done_seq: null, depth: 1 },
+      ]);
+      expect(await store.get(id)).toMatchObject({
+        discovered: 6,
+        succeeded: 2,
+        failed: 1,
+        inflight: 3,
+        creditsUsed: 5,
+      });
+      const errors = await store.errors(id);
+      expect(errors.blocked).toEqual(['http://site.test/x']);
+      // A NUL (which PostgreSQL text cannot hold) is dropped from an error message.
+      expect(errors.pages).toMatchObject([{ error: 'boom', code: 'SCRAPE_FAILED' }]);
+
+      // The rest in one batch completes the job; the completion goes with the last page.
+      const last = await store.finishPages(id, [
+        { urlKey: 'f', result: done() },
+        { urlKey: 'd', result: done() },
+        { urlKey: 'e', result: done() },
+      ]);
+      expect(last.map((o) => o.seq)).toEqual([3, 4, 5]);
+      expect(last.map((o) => o.finished)).toEqual([undefined, undefined, 'completed']);
+      expect(last[2].job).toMatchObject({ id, status: 'completed', succeeded: 5, failed: 1, inflight: 0 });
+      const slots = await db.query('SELECT 1 FROM jobs.team_jobs WHERE job_id = $1', [id]);
+      expect(slots.rowCount).toBe(0);
+    });
+
+    it('PageFinisher batches the pages of a job that finish together; a page the database refuses fails alone', async () => {
+      const id = await startJob({ pageLimit: 10, concurrency: 4, teamConcurrency: 10 }, [
+        'p1',
+        'p2',
+        'p3',
+        'p4',
+      ]);
+      const calls: number[] = [];
+      const spying = Object.create(store) as JobStore;
+      spying.finishPages = (jobId, pages) => {
+        calls.push(pages.length);
+        return store.finishPages(jobId, pages);
+      };
+      const finisher = new PageFinisher(spying);
+      const results = await Promise.allSettled([
+        finisher.finish(id, { urlKey: 'p1', result: done() }),
+        finisher.finish(id, { urlKey: 'p2', result: done() }),
+        // PostgreSQL refuses a NUL character in text: this page's write fails, the others' must not.
+        finisher.finish(id, { urlKey: 'p3\u0000', result: done() }),
+        finisher.finish(id, { urlKey: 'p4', result: done() }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      // One call for the four, then each page alone.
+      expect(calls).toEqual([4, 1, 1, 1, 1]);
+      expect((await pagesOf(id)).map((p) => [p.url_key, p.status])).toEqual([
+        ['p1', 'done'],
+        ['p2', 'done'],
+        ['p3', 'dispatched'],
+        ['p4', 'done'],
+      ]);
+      expect(finisher.activeJobs).toBe(0);
+    });
   });
 });

@@ -99,6 +99,7 @@ export function jobTablesUpgradeSuite(opts: JobTablesUpgradeOptions): void {
           '0005_job_reopen.sql',
           '0006_page_finish.sql',
           '0007_page_finish_plans.sql',
+          '0008_page_finish_batch.sql',
         ]);
         expect(await opts.runMigrations(old, { schema: APP, dir: MIGRATIONS })).toEqual([]);
         const { rows } = await rowsOf<{ reopened: number }>(
@@ -115,6 +116,7 @@ export function jobTablesUpgradeSuite(opts: JobTablesUpgradeOptions): void {
           '0005_job_reopen.sql',
           '0006_page_finish.sql',
           '0007_page_finish_plans.sql',
+          '0008_page_finish_batch.sql',
         ]);
         expect(await shape(old, APP)).toEqual(await shape(db, APP));
         expect(await shape(old, 'jobs')).toEqual(await shape(db, 'jobs'));

@@ -36,6 +36,7 @@ export const MIGRATIONS = [
   'job-reopen.sql',
   'page-finish.sql',
   'page-finish-plans.sql',
+  'page-finish-batch.sql',
 ];
 
 export const logger = createLogger({ service: 'jobs-test', level: 'fatal' });

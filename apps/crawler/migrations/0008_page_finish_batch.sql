@@ -1,0 +1,1 @@
+../../../libs/jobs/sql/page-finish-batch.sql
