@@ -65,6 +65,25 @@ describe('MemoryFrontedCacheStore', () => {
     expect(await store.find({ key: 'k' })).toBeUndefined();
   });
 
+  it('holds a compact copy of a gzip that is a slice of a larger buffer (as zlib returns them)', async () => {
+    const store = new MemoryFrontedCacheStore(shared, 1 << 20, () => t);
+    const gz = doc('# small');
+    const slab = Buffer.alloc(16 * 1024);
+    gz.copy(slab, 100);
+    const slice = slab.subarray(100, 100 + gz.length);
+    await store.put({
+      key: 'k',
+      url: 'https://a.test/',
+      documentGz: slice,
+      contentCredits: 1,
+      retainMs: 60_000,
+    });
+    const held = await store.find({ key: 'k' });
+    expect(held?.document).toEqual({ markdown: '# small' });
+    expect(held?.documentGz.equals(gz)).toBe(true);
+    expect(held?.documentGz.buffer.byteLength).toBeLessThan(2048);
+  });
+
   it('keeps what a shared hit returned and evicts the least recently used beyond its budget', async () => {
     const gz = doc('x'.repeat(2000));
     const budget = 3 * (gz.length + 2000 + 20);
