@@ -31,7 +31,8 @@ for (let i = 1; i <= runs; i++) {
   say(
     `run ${i}: ${res.pages} pages ${res.status}, ${res.pagesPerSecondOverall} pages/s overall, ` +
       `${res.pagesPerSecondSteady} steady, CPU ms/page ${c.total} (crawler ${c.crawler}, scraper ${c.scraper}, ` +
-      `postgres ${c.postgres}, billing ${c.billing}, nats ${c.nats}, bench+site ${c.benchAndSite}), load ${load}`,
+      `postgres ${c.postgres}, billing ${c.billing}, nats ${c.nats}, bench+site ${c.benchAndSite}), load ${load}` +
+      `, integrity ${res.integrity?.ok ? 'ok' : JSON.stringify(res.integrity)}`,
   );
 }
 

@@ -288,6 +288,30 @@ async function main() {
         ? (steady.at(-1).done - steady[0].done) / (steady.at(-1).t - steady[0].t)
         : final.completed / secs;
     const quart = (k) => samples[Math.min(samples.length - 1, Math.floor((samples.length * k) / 4))];
+    // Every page stored once with a gap-free completion sequence, and charged once (a check of
+    // correctness under load, not a timing).
+    const [pagesRow] = await pgQuery(
+      pg.url,
+      `SELECT count(*) FILTER (WHERE status = 'done')::int AS done,
+         count(DISTINCT done_seq)::int AS seqs, coalesce(max(done_seq), 0)::int AS "maxSeq",
+         count(*) FILTER (WHERE status NOT IN ('done', 'failed'))::int AS unfinished
+       FROM crawler.job_pages WHERE job_id = $1`,
+      [id],
+    );
+    const [usageRow] = await pgQuery(
+      pg.url,
+      `SELECT count(*)::int AS entries, coalesce(sum(amount), 0)::int AS credits
+       FROM billing.usage WHERE team_id = $1 AND endpoint = 'crawl'`,
+      [teamId],
+    );
+    const integrity = { ...pagesRow, usageEntries: usageRow.entries, creditsCharged: usageRow.credits };
+    integrity.ok =
+      integrity.done === final.completed &&
+      integrity.seqs === integrity.done &&
+      integrity.maxSeq === integrity.done &&
+      integrity.unfinished === 0 &&
+      integrity.usageEntries === integrity.done &&
+      integrity.creditsCharged === integrity.done;
     const result = {
       machine: `${os.cpus().length} cores, ${os.cpus()[0].model}, Node ${process.version}`,
       pages: final.completed,
@@ -304,6 +328,7 @@ async function main() {
         ]),
       ),
       loadAverage: { before: load0, after: os.loadavg().map((l) => +l.toFixed(2)) },
+      integrity,
       rssMb: [1, 2, 3, 4].map((k) => ({
         at: quart(k - 1).done,
         crawler: Math.round(quart(k - 1).crawler),
