@@ -1,4 +1,4 @@
-import { decodeBody, sniffCharset } from './charset';
+import { decodeBody, normalizeCharset, sniffCharset } from './charset';
 
 const html = (head: string, body: Buffer) =>
   Buffer.concat([
@@ -59,5 +59,24 @@ describe('decodeBody', () => {
 
   it('treats a utf-16 meta declaration as utf-8, like browsers', () => {
     expect(sniffCharset(html('<meta charset="utf-16">', Buffer.from('x')))).toBe('utf-8');
+  });
+});
+
+describe('normalizeCharset', () => {
+  it('gives the same answers when asked again (they are remembered), unknown labels included', () => {
+    for (let round = 0; round < 2; round++) {
+      expect(normalizeCharset(' Latin1 ')).toBe('windows-1252');
+      expect(normalizeCharset('UTF8')).toBe('utf-8');
+      expect(normalizeCharset('no-such-charset')).toBeUndefined();
+      expect(normalizeCharset('')).toBeUndefined();
+    }
+  });
+
+  it('decodes with shared decoders without carrying state from one body to the next', () => {
+    expect(decodeBody(Buffer.from([0xe2, 0x82]), 'text/plain; charset=utf-8').text).toBe('\ufffd');
+    expect(decodeBody(Buffer.from([0xac, 0x41]), 'text/plain; charset=utf-8').text).toBe('\ufffdA');
+    const bom = Buffer.from('\ufeffhé', 'utf8');
+    expect(decodeBody(bom, 'text/plain; charset=utf-8').text).toBe('hé');
+    expect(decodeBody(bom, 'text/plain; charset=utf-8').text).toBe('hé');
   });
 });

@@ -13,12 +13,24 @@ const CT_CHARSET_RE = /;\s*charset\s*=\s*["']?([^"';\s]+)/i;
  */
 export function normalizeCharset(label: string | undefined): string | undefined {
   if (!label) return undefined;
-  try {
-    return new TextDecoder(label.trim().toLowerCase()).encoding;
-  } catch {
-    return undefined;
+  const key = label.trim().toLowerCase();
+  // Each lookup opened an ICU converter; labels are few, so the answers are kept.
+  let known = canonicalNames.get(key);
+  if (known === undefined) {
+    try {
+      known = new TextDecoder(key).encoding;
+    } catch {
+      known = null;
+    }
+    if (canonicalNames.size >= CANONICAL_NAMES_MAX) canonicalNames.clear();
+    canonicalNames.set(key, known);
   }
+  return known ?? undefined;
 }
+
+/** Canonical encoding by lower-cased label; null = unknown label. */
+const canonicalNames = new Map<string, string | null>();
+const CANONICAL_NAMES_MAX = 512;
 
 export function charsetFromContentType(contentType: string | undefined): string | undefined {
   const m = CT_CHARSET_RE.exec(contentType ?? '');
@@ -56,9 +68,14 @@ export function decodeBody(body: Buffer, contentType?: string): { text: string; 
   return { text: decodeWith(body, charset), charset };
 }
 
+/** Shared decoders for the Unicode charsets: a decode call without `stream` keeps no state. */
+const unicodeDecoders = new Map<string, InstanceType<typeof TextDecoder>>();
+
 function decodeWith(body: Buffer, charset: string): string {
   if (charset === 'utf-8' || charset === 'utf-16le' || charset === 'utf-16be') {
-    return new TextDecoder(charset).decode(body);
+    let decoder = unicodeDecoders.get(charset);
+    if (!decoder) unicodeDecoders.set(charset, (decoder = new TextDecoder(charset)));
+    return decoder.decode(body);
   }
   // Node 20's TextDecoder decodes windows-1252 as ISO-8859-1 (0x80-0x9F become C1 controls instead of
   // € – “ ” …), so legacy charsets go through iconv-lite; the few it lacks (iso-2022-jp) fall back.

@@ -39,6 +39,23 @@ describe('buildScrapeHeaders', () => {
     expect(h['Accept-Language']).toBe('es-MX,es;q=0.9,en-US;q=0.8,en;q=0.7');
   });
 
+  it('hands out a fresh object each time, distinct per device and languages', () => {
+    const first = buildScrapeHeaders({ location: { country: 'DE' } });
+    first['Accept-Language'] = 'changed';
+    expect(buildScrapeHeaders({ location: { country: 'DE' } })['Accept-Language']).toBe(
+      'de-DE,de;q=0.9,en;q=0.8',
+    );
+    expect(buildScrapeHeaders({ location: { country: 'DE' }, mobile: true })['User-Agent']).toBe(
+      MOBILE_USER_AGENT,
+    );
+    expect(buildScrapeHeaders({ location: { country: 'DE', languages: ['a,b'] } })['Accept-Language']).toBe(
+      'en-US,en;q=0.9',
+    );
+    expect(
+      buildScrapeHeaders({ location: { country: 'DE', languages: ['fr', 'it'] } })['Accept-Language'],
+    ).toBe('fr,it;q=0.9');
+  });
+
   it('lets user headers override generated ones case-insensitively', () => {
     const h = buildScrapeHeaders({ userHeaders: { 'user-agent': 'MyBot/1', Cookie: 'a=b' }, mobile: true });
     expect(h['user-agent']).toBe('MyBot/1');

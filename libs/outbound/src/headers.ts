@@ -93,13 +93,9 @@ export function languagesForCountry(country: string | undefined): string[] {
   return own.some((t) => t.startsWith('en-')) ? [...own] : [...own, 'en'];
 }
 
-/** Realistic Chrome request headers for the plain-HTTP scrape engine. */
-export function buildScrapeHeaders(opts: ScrapeHeaderOptions = {}): Record<string, string> {
-  const languages = opts.location?.languages?.length
-    ? opts.location.languages
-    : languagesForCountry(opts.location?.country);
-  const generated: Record<string, string> = {
-    'User-Agent': opts.mobile ? MOBILE_USER_AGENT : DESKTOP_USER_AGENT,
+function generateHeaders(mobile: boolean, languages: readonly string[]): Readonly<Record<string, string>> {
+  return {
+    'User-Agent': mobile ? MOBILE_USER_AGENT : DESKTOP_USER_AGENT,
     Accept:
       'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,' +
       'application/signed-exchange;v=b3;q=0.7',
@@ -107,14 +103,38 @@ export function buildScrapeHeaders(opts: ScrapeHeaderOptions = {}): Record<strin
     'Accept-Encoding': 'gzip, deflate, br',
     'Upgrade-Insecure-Requests': '1',
     'Sec-CH-UA': `"Google Chrome";v="${CHROME_VERSION}", "Chromium";v="${CHROME_VERSION}", "Not_A Brand";v="24"`,
-    'Sec-CH-UA-Mobile': opts.mobile ? '?1' : '?0',
-    'Sec-CH-UA-Platform': opts.mobile ? '"Android"' : '"Windows"',
+    'Sec-CH-UA-Mobile': mobile ? '?1' : '?0',
+    'Sec-CH-UA-Platform': mobile ? '"Android"' : '"Windows"',
     'Sec-Fetch-Dest': 'document',
     'Sec-Fetch-Mode': 'navigate',
     'Sec-Fetch-Site': 'none',
     'Sec-Fetch-User': '?1',
   };
+}
+
+/** Generated header sets by device and languages: every page of a crawl asks for the same one. */
+const generatedSets = new Map<string, Readonly<Record<string, string>>>();
+const GENERATED_SETS_MAX = 256;
+
+function generatedHeaders(mobile: boolean, languages: readonly string[]): Readonly<Record<string, string>> {
+  const key = JSON.stringify([mobile, languages]);
+  let set = generatedSets.get(key);
+  if (!set) {
+    set = generateHeaders(mobile, languages);
+    if (generatedSets.size >= GENERATED_SETS_MAX) generatedSets.clear();
+    generatedSets.set(key, set);
+  }
+  return set;
+}
+
+/** Realistic Chrome request headers for the plain-HTTP scrape engine. */
+export function buildScrapeHeaders(opts: ScrapeHeaderOptions = {}): Record<string, string> {
+  const languages = opts.location?.languages?.length
+    ? opts.location.languages
+    : languagesForCountry(opts.location?.country);
+  const generated = generatedHeaders(opts.mobile === true, languages);
   const user = opts.userHeaders ?? {};
+  if (Object.keys(user).length === 0) return { ...generated };
   const overridden = new Set(Object.keys(user).map((k) => k.toLowerCase()));
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(generated)) if (!overridden.has(k.toLowerCase())) out[k] = v;

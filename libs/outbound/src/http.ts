@@ -1,9 +1,10 @@
 import net from 'node:net';
-import { Agent, ProxyAgent, buildConnector, request, type Dispatcher } from 'undici';
+import { Agent, ProxyAgent, buildConnector, type Dispatcher } from 'undici';
 import { ServiceError } from '@wds/contracts';
 import { isTextual, sniffCharset } from './charset';
 import { decodeContent } from './decompress';
-import { classifyNetworkError, upstreamFailed } from './errors';
+import { upstreamFailed } from './errors';
+import { exchange, RequestAbort } from './exchange';
 import type { NetworkPolicy, ResolvedTarget } from './policy';
 
 export interface OutboundRequest {
@@ -65,30 +66,8 @@ function hasHeader(headers: Record<string, string>, name: string): boolean {
   return Object.keys(headers).some((k) => k.toLowerCase() === name);
 }
 
-function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw)) {
-    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-  }
-  return out;
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e as Error);
-      },
-    );
-  });
+function abortable<T>(promise: Promise<T>, abort: RequestAbort): Promise<T> {
+  return Promise.race([promise, abort.whenAborted]);
 }
 
 interface Hop {
@@ -119,18 +98,18 @@ export class OutboundHttp {
   async request(req: OutboundRequest): Promise<OutboundResponse> {
     if (this.closed) throw new ServiceError('SERVICE_UNAVAILABLE', 'outbound HTTP client is closed');
     const started = performance.now();
-    const controller = new AbortController();
+    const abort = new RequestAbort();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      controller.abort(new Error('outbound request deadline reached'));
+      abort.abort(new Error('outbound request deadline reached'));
     }, req.timeoutMs);
-    const onCallerAbort = () => controller.abort(req.signal?.reason);
+    const onCallerAbort = () => abort.abort(req.signal?.reason);
     if (req.signal?.aborted) onCallerAbort();
     else req.signal?.addEventListener('abort', onCallerAbort, { once: true });
     const state = { host: safeHost(req.url) };
     try {
-      const res = await this.follow(req, controller.signal, state);
+      const res = await this.follow(req, abort, state);
       return { ...res, timings: { totalMs: Math.round(performance.now() - started) } };
     } catch (err) {
       if (timedOut) {
@@ -160,7 +139,7 @@ export class OutboundHttp {
 
   private async follow(
     req: OutboundRequest,
-    signal: AbortSignal,
+    abort: RequestAbort,
     state: { host: string },
   ): Promise<Omit<OutboundResponse, 'timings'>> {
     const maxRedirects = req.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
@@ -175,24 +154,24 @@ export class OutboundHttp {
       body: req.body,
     };
     for (;;) {
-      const target = await abortable(this.policy.checkUrl(hop.url), signal);
+      const target = await abortable(this.policy.checkUrl(hop.url), abort);
       state.host = target.host;
-      let res: Dispatcher.ResponseData;
-      try {
-        res = await request(target.url, {
+      const res = await exchange(
+        dispatcher,
+        {
+          url: target.url,
+          host: target.host,
           method: hop.method,
           headers: hop.headers,
           body: hop.body,
-          dispatcher,
-          signal,
-        });
-      } catch (err) {
-        if (signal.aborted) throw err;
-        throw classifyNetworkError(err, target.host, viaProxy);
-      }
-      const headers = flattenHeaders(res.headers);
-      if (REDIRECT_STATUSES.has(res.statusCode) && headers.location) {
-        await res.body.dump().catch(() => undefined);
+          maxBytes,
+          viaProxy,
+          isRedirect: (status, headers) => REDIRECT_STATUSES.has(status) && Boolean(headers.location),
+        },
+        abort,
+      );
+      const headers = res.headers;
+      if (REDIRECT_STATUSES.has(res.status) && headers.location) {
         if (redirects.length >= maxRedirects) {
           throw upstreamFailed(
             'too_many_redirects',
@@ -202,14 +181,14 @@ export class OutboundHttp {
             },
           );
         }
-        hop = nextHop(hop, res.statusCode, headers.location, target);
+        hop = nextHop(hop, res.status, headers.location, target);
         redirects.push(hop.url);
         continue;
       }
-      const raw = await readCapped(res, maxBytes, signal, target.host, viaProxy);
+      const raw = res.body;
       const decoded = await abortable(
         decodeContent(raw, headers['content-encoding'], maxBytes, target.host),
-        signal,
+        abort,
       );
       if (decoded) {
         delete headers['content-encoding'];
@@ -219,7 +198,7 @@ export class OutboundHttp {
       const contentType = headers['content-type'];
       return {
         url: target.url.href,
-        status: res.statusCode,
+        status: res.status,
         headers,
         body,
         contentType,
@@ -328,37 +307,4 @@ function nextHop(prev: Hop, status: number, location: string, from: ResolvedTarg
   }
   if (next.origin !== from.url.origin) headers = withoutHeaders(headers, CROSS_ORIGIN_STRIPPED);
   return { url: next.href, method, body, headers };
-}
-
-async function readCapped(
-  res: Dispatcher.ResponseData,
-  maxBytes: number,
-  signal: AbortSignal,
-  host: string,
-  viaProxy: boolean,
-): Promise<Buffer> {
-  const tooLarge = () =>
-    upstreamFailed('too_large', `response from ${host} is larger than ${maxBytes} bytes`, { host, maxBytes });
-  const declared = Number(res.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    res.body.destroy();
-    throw tooLarge();
-  }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  try {
-    for await (const chunk of res.body) {
-      const buf = chunk as Buffer;
-      total += buf.length;
-      if (total > maxBytes) {
-        res.body.destroy();
-        throw tooLarge();
-      }
-      chunks.push(buf);
-    }
-  } catch (err) {
-    if (err instanceof ServiceError || signal.aborted) throw err;
-    throw classifyNetworkError(err, host, viaProxy);
-  }
-  return Buffer.concat(chunks, total);
 }

@@ -102,6 +102,22 @@ describe('NetworkPolicy allow-list', () => {
     expect(p.isAddressBlocked('169.254.169.253', 80)).toBe(true);
   });
 
+  it('answers repeated questions as the first time, also after its memo of answers started over', () => {
+    const p = new NetworkPolicy({ allowlist: ['10.1.0.0/16', 'svc.local:8080'] });
+    for (let round = 0; round < 2; round++) {
+      // More distinct questions than the memo holds, so it starts over during the first round.
+      for (let i = 0; i < 5000; i++) {
+        const ip = `10.${i % 2}.${(i >> 8) & 255}.${i & 255}`;
+        expect(p.isAddressBlocked(ip, 80)).toBe(i % 2 === 0);
+      }
+      expect(p.isAddressBlocked('10.0.0.1', 8080, 'svc.local')).toBe(false);
+      expect(p.isAddressBlocked('10.0.0.1', 8081, 'svc.local')).toBe(true);
+      expect(p.isAddressBlocked('10.0.0.1', 8080)).toBe(true);
+      expect(p.isAddressBlocked('10.0.0.1', 8080, 'other.local')).toBe(true);
+      expect(p.isAddressBlocked('not an ip', 8080, 'svc.local')).toBe(true);
+    }
+  });
+
   it.each([['10.0.0.0/33'], ['host:99999'], ['bad host!'], ['1.2.3.4/x'], ['host:']])(
     'rejects the malformed entry %s',
     (entry) => {

@@ -51,6 +51,9 @@ function blockedError(host: string): ServiceError {
   );
 }
 
+/** Distinct (address, port, host) verdicts kept; the memo starts over when full. */
+const VERDICT_CACHE_SIZE = 4096;
+
 function defaultPort(url: URL): number {
   if (url.port) return Number(url.port);
   return url.protocol === 'https:' ? 443 : 80;
@@ -63,6 +66,8 @@ function defaultPort(url: URL): number {
 export class NetworkPolicy {
   private readonly allowlist: Allowlist;
   private readonly resolver: Resolver;
+  /** Memoised `isAddressBlocked` answers, keyed by address, port and host. */
+  private readonly verdicts = new Map<string, boolean>();
 
   /**
    * dns.lookup-compatible function that applies the policy (port-bound allow-list entries never match
@@ -83,6 +88,20 @@ export class NetworkPolicy {
 
   /** True when `ip` may not be reached (as `host` on `port`). Unparseable addresses are blocked. */
   isAddressBlocked(ip: string, port?: number, host?: string): boolean {
+    // The verdict depends on these three inputs and the fixed allow-list only, and a crawl asks the
+    // same question for every page (parsing the address was ~1% of a scraper's CPU).
+    // Unambiguous: the port has no '|', the host's length delimits it, the address is the rest.
+    const key = `${port ?? ''}|${host === undefined ? '-' : `${host.length}:${host}`}${ip}`;
+    let blocked = this.verdicts.get(key);
+    if (blocked === undefined) {
+      blocked = this.judge(ip, port, host);
+      if (this.verdicts.size >= VERDICT_CACHE_SIZE) this.verdicts.clear();
+      this.verdicts.set(key, blocked);
+    }
+    return blocked;
+  }
+
+  private judge(ip: string, port: number | undefined, host: string | undefined): boolean {
     const addr = parseAddress(ip);
     if (!addr) return true;
     if (!isSpecialAddress(addr)) return false;

@@ -38,6 +38,20 @@ describe('OutboundHttp', () => {
             );
         case '/cross':
           return res.writeHead(302, { location: `http://localhost:${peer.port}/` }).end();
+        case '/redirect-with-body':
+          return res
+            .writeHead(302, { location: '/final', 'content-type': 'text/html' })
+            .end('<a href="/final">moved</a>');
+        case '/redirect-with-huge-body': {
+          // A body far beyond what is worth reading (and beyond maxBytes): dropped, the redirect still followed.
+          res.writeHead(301, { location: '/final' });
+          for (let i = 0; i < 48; i++) res.write(Buffer.alloc(64 * 1024, 99));
+          return res.end();
+        }
+        case '/redirect-declared-huge':
+          return res
+            .writeHead(301, { location: '/final', 'content-length': String(3 * 1024 * 1024) })
+            .end(Buffer.alloc(3 * 1024 * 1024, 100));
         case '/ftp':
           return res.writeHead(302, { location: 'ftp://example.com/' }).end();
         case '/hang':
@@ -163,6 +177,20 @@ describe('OutboundHttp', () => {
       http.request({ url: `${server.origin}/hang`, timeoutMs: 5000, signal: controller.signal }),
     ).rejects.toThrow('caller gave up');
   });
+
+  it.each([['/redirect-with-body'], ['/redirect-with-huge-body'], ['/redirect-declared-huge']])(
+    'follows a redirect whatever its own body (%s)',
+    async (path) => {
+      const res = await http.request({
+        url: `${server.origin}${path}`,
+        timeoutMs: 5000,
+        maxBytes: 1024 * 1024,
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.toString()).toBe('final GET ');
+      expect(res.redirects).toEqual([`${server.origin}/final`]);
+    },
+  );
 
   it.each([['/big'], ['/big-chunked']])('caps the body size (%s)', async (path) => {
     const err = await serviceFailure(
