@@ -16,6 +16,7 @@ import { ScrapeConsumer } from './scrape.consumer';
 import { MemoryFrontedCacheStore } from './cache/memory-cache-store';
 import { CacheStore, PgCacheStore } from './storage/cache-store';
 import { PgScrapeStore, ScrapeStore } from './storage/scrape-store';
+import { ScraperWrites } from './storage/scraper-writes';
 import { DocumentDelivery } from './use-cases/document-delivery';
 import { GetScrapeUseCase } from './use-cases/get-scrape.usecase';
 import { ReadDocumentChunkUseCase } from './use-cases/read-document-chunk.usecase';
@@ -77,11 +78,18 @@ class OutboundLifecycle implements OnApplicationShutdown {
       inject: [HtmlTransformer, PdfTextExtractor],
       useFactory: (html: HtmlTransformer, pdf: PdfTextExtractor) => new DocumentBuilder(html, pdf),
     },
-    { provide: ScrapeStore, inject: [Database], useFactory: (db: Database) => new PgScrapeStore(db) },
+    // One write queue for job rows and cache entries: a fetched page's two rows share a statement.
+    { provide: ScraperWrites, inject: [Database], useFactory: (db: Database) => new ScraperWrites(db) },
+    {
+      provide: ScrapeStore,
+      inject: [Database, ScraperWrites],
+      useFactory: (db: Database, writes: ScraperWrites) => new PgScrapeStore(db, writes),
+    },
     {
       provide: CacheStore,
-      inject: [Database],
-      useFactory: (db: Database) => new MemoryFrontedCacheStore(new PgCacheStore(db)),
+      inject: [Database, ScraperWrites],
+      useFactory: (db: Database, writes: ScraperWrites) =>
+        new MemoryFrontedCacheStore(new PgCacheStore(db, writes)),
     },
     {
       provide: DocumentDelivery,

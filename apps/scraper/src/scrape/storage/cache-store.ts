@@ -1,5 +1,6 @@
 import type { Document } from '@wds/contracts';
-import { WriteBatcher, type Queryable } from '@wds/database';
+import type { Queryable } from '@wds/database';
+import { ScraperWrites } from './scraper-writes';
 
 export interface CacheEntry {
   documentGz: Buffer;
@@ -20,9 +21,6 @@ export interface CacheLookup {
   minAgeMs?: number;
 }
 
-/** Entries per INSERT statement (6 parameters each). */
-const PUT_BATCH = 100;
-
 export interface CachePut {
   key: string;
   url: string;
@@ -41,7 +39,10 @@ export abstract class CacheStore {
 }
 
 export class PgCacheStore extends CacheStore {
-  constructor(private readonly db: Queryable) {
+  constructor(
+    private readonly db: Queryable,
+    private readonly writes: ScraperWrites = new ScraperWrites(db),
+  ) {
     super();
   }
 
@@ -70,38 +71,11 @@ export class PgCacheStore extends CacheStore {
   }
 
   /**
-   * Entries go out in natural batches (WriteBatcher), as the scrape rows do: a crawl stores every
-   * page it fetches. Each caller returns once its own entry is committed.
+   * Entries go out in natural batches shared with the job rows (ScraperWrites): a crawl stores
+   * every page it fetches. Each caller returns once its own entry is committed.
    */
-  private readonly puts = new WriteBatcher<CachePut>((entries) => this.putMany(entries), PUT_BATCH);
-
   put(e: CachePut): Promise<void> {
-    return this.puts.add(e);
-  }
-
-  private async putMany(entries: CachePut[]): Promise<void> {
-    // One row per key, the last put's (as one statement after another would leave it): an INSERT ...
-    // ON CONFLICT DO UPDATE may not touch the same row twice.
-    const last = new Map<string, CachePut>();
-    for (const e of entries) {
-      last.delete(e.key);
-      last.set(e.key, e);
-    }
-    const params: unknown[] = [];
-    const rows = [...last.values()].map((e) => {
-      const b = params.length;
-      params.push(e.key, e.url, e.documentGz, e.contentCredits, e.retainMs, e.fetchedAt ?? null);
-      const f = `COALESCE($${b + 6}::timestamptz, now())`;
-      return `($${b + 1}, $${b + 2}, $${b + 3}::bytea, $${b + 4}::integer, ${f}, ${f} + $${b + 5}::bigint * interval '1 millisecond')`;
-    });
-    await this.db.query(
-      `INSERT INTO scraper.cache_entries (cache_key, url, document_gz, content_credits, fetched_at, expires_at)
-       VALUES ${rows.join(',\n')}
-       ON CONFLICT (cache_key) DO UPDATE SET url = EXCLUDED.url, document_gz = EXCLUDED.document_gz,
-         content_credits = EXCLUDED.content_credits, fetched_at = EXCLUDED.fetched_at,
-         expires_at = EXCLUDED.expires_at`,
-      params,
-    );
+    return this.writes.putCache(e);
   }
 
   async purgeExpired(): Promise<number> {

@@ -1,7 +1,5 @@
-import { WriteBatcher, type Queryable } from '@wds/database';
-
-/** Rows per INSERT statement (14 parameters each, far below PostgreSQL's 65,535). */
-const INSERT_BATCH = 200;
+import type { Queryable } from '@wds/database';
+import { ScraperWrites } from './scraper-writes';
 
 export interface ScrapeRecord {
   id: string;
@@ -47,52 +45,19 @@ export abstract class ScrapeStore {
 }
 
 export class PgScrapeStore extends ScrapeStore {
-  constructor(private readonly db: Queryable) {
+  constructor(
+    private readonly db: Queryable,
+    private readonly writes: ScraperWrites = new ScraperWrites(db),
+  ) {
     super();
   }
 
-  /** Rows go out in natural batches (WriteBatcher); each caller returns once its own row is committed. */
-  private readonly inserts = new WriteBatcher<ScrapeRecord>(
-    (records) => this.insertMany(records),
-    INSERT_BATCH,
-  );
-
+  /**
+   * Rows go out in natural batches shared with the cache entries (ScraperWrites); each caller
+   * returns once its own row is committed.
+   */
   insert(r: ScrapeRecord): Promise<void> {
-    return this.inserts.add(r);
-  }
-
-  private async insertMany(records: ScrapeRecord[]): Promise<void> {
-    const params: unknown[] = [];
-    const rows = records.map((r) => {
-      const base = params.length;
-      params.push(
-        r.id,
-        r.teamId,
-        r.url ?? null,
-        r.status,
-        r.errorCode ?? null,
-        r.statusCode ?? null,
-        r.documentGz ?? null,
-        r.documentBytes ?? null,
-        r.creditsUsed,
-        r.cacheHit,
-        r.proxyUsed ?? null,
-        r.zeroDataRetention,
-        r.retainMs,
-        r.metadataPatch ? JSON.stringify(r.metadataPatch) : null,
-      );
-      const p = (n: number) => `$${base + n}`;
-      return `(${p(1)}::uuid, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}::integer, ${p(7)}::bytea, ${p(8)}::integer,
-        ${p(9)}::integer, ${p(10)}::boolean, ${p(11)}, ${p(12)}::boolean,
-        now() + ${p(13)}::bigint * interval '1 millisecond', ${p(14)}::jsonb)`;
-    });
-    await this.db.query(
-      `INSERT INTO scraper.scrapes (id, team_id, url, status, error_code, status_code, document_gz, document_bytes,
-         credits_used, cache_hit, proxy_used, zero_data_retention, expires_at, metadata_patch)
-       VALUES ${rows.join(',\n')}
-       ON CONFLICT (id) DO NOTHING`,
-      params,
-    );
+    return this.writes.insertScrape(r);
   }
 
   async find(id: string): Promise<StoredScrape | undefined> {

@@ -11,6 +11,29 @@ describe('scrapeCacheKey', () => {
     expect(scrapeCacheKey(base())).toBe(scrapeCacheKey(base({ url: 'https://example.com/a#x' })));
   });
 
+  it.each([
+    ['http://a.com/x?', 'http://a.com/x'],
+    ['http://a.com/x#', 'http://a.com/x'],
+    ['http://a.com/x/?#', 'http://a.com/x'],
+    ['http://a.com/x?b=2&a=1#f?z', 'http://a.com/x?a=1&b=2'],
+    ['https://a.com/%3Fq/', 'https://a.com/%3Fq'],
+    ['http://a.com/x?a=1#b', 'http://a.com/x?a=1'],
+    ['HTTP://A.com:80/x', 'http://a.com/x'],
+  ])('drops empty queries and fragments and keeps encoded delimiters: %s', (url, normalised) => {
+    expect(normalizeCacheUrl(url)).toBe(normalised);
+  });
+
+  it('keeps the keys of existing cache entries (stored rows and gateway hot copies use them)', () => {
+    expect(scrapeCacheKey(base())).toBe('b9eb899f06504ecc2b08187240dc47055c635d7da014cf5814c48818176112d1');
+    const other = base({
+      url: 'https://example.com/a?b=1',
+      formats: ['links', 'markdown'],
+      includeTags: ['p'],
+      location: { country: 'DE' },
+    });
+    expect(scrapeCacheKey(other)).toBe('80eb1badef32103b453b2b76a4d00e58e8b64f1326469efe6accf1f79422be79');
+  });
+
   it('is insensitive to the order of formats and tags, and to fetch-only options', () => {
     const a = base({
       formats: ['markdown', 'links'],

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { normalizeFormats } from './formats';
 import type { ScrapeRequest } from './scrape-request';
 
@@ -8,8 +8,10 @@ import type { ScrapeRequest } from './scrape-request';
  */
 export function normalizeCacheUrl(url: string): string {
   const u = new URL(url);
-  u.hash = '';
-  u.searchParams.sort();
+  // Each URL setter re-parses the whole URL: skipped when the input cannot hold a fragment or a
+  // query (the parser never makes one up), so most URLs cost a single parse.
+  if (url.includes('#')) u.hash = '';
+  if (url.includes('?')) u.searchParams.sort();
   if (u.pathname.length > 1 && u.pathname.endsWith('/')) u.pathname = u.pathname.replace(/\/+$/, '');
   return u.href;
 }
@@ -52,7 +54,8 @@ export function scrapeCacheKey(o: KeyFields): string {
     languages: o.location.languages ?? [],
     parsers: o.parsers.map((p) => JSON.stringify(p)),
   };
-  return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
+  // One-shot hash: a Hash object per key cost as much as the rest of the key.
+  return hash('sha256', JSON.stringify(identity), 'hex');
 }
 
 type ReadFields = Pick<

@@ -1,0 +1,91 @@
+import { WriteBatcher, type Queryable } from '@wds/database';
+import type { CachePut } from './cache-store';
+import type { ScrapeRecord } from './scrape-store';
+
+type Write = { cache: CachePut } | { scrape: ScrapeRecord };
+
+/** Items per statement (at most 14 parameters each, far below PostgreSQL's 65,535). */
+const WRITE_BATCH = 200;
+
+/**
+ * The scraper's inserts of cache entries and job rows, in natural batches (WriteBatcher) shared by
+ * both kinds. A fetched page stores both, so one statement carries them (the cache rows in a
+ * data-modifying WITH) instead of two, and a gzip that a job row shares with its cache entry is sent
+ * once. Each caller resolves once the statement carrying its row committed.
+ */
+export class ScraperWrites {
+  private readonly batcher = new WriteBatcher<Write>((items) => this.writeMany(items), WRITE_BATCH);
+
+  constructor(private readonly db: Queryable) {}
+
+  putCache(entry: CachePut): Promise<void> {
+    return this.batcher.add({ cache: entry });
+  }
+
+  insertScrape(record: ScrapeRecord): Promise<void> {
+    return this.batcher.add({ scrape: record });
+  }
+
+  private async writeMany(items: Write[]): Promise<void> {
+    const { sql, params } = writeStatement(items);
+    await this.db.query(sql, params);
+  }
+}
+
+/** The statement for a batch of writes (exported for tests). */
+export function writeStatement(items: readonly Write[]): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const value = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const sharedBytes = new Map<Buffer, string>();
+  const bytes = (b: Buffer) => {
+    let ref = sharedBytes.get(b);
+    if (ref === undefined) sharedBytes.set(b, (ref = value(b)));
+    return `${ref}::bytea`;
+  };
+
+  // One row per key, the last put's (as one statement after another would leave it): an INSERT ...
+  // ON CONFLICT DO UPDATE may not touch the same row twice.
+  const lastPut = new Map<string, CachePut>();
+  const scrapes: ScrapeRecord[] = [];
+  for (const item of items) {
+    if ('cache' in item) {
+      lastPut.delete(item.cache.key);
+      lastPut.set(item.cache.key, item.cache);
+    } else {
+      scrapes.push(item.scrape);
+    }
+  }
+
+  const cacheRows = [...lastPut.values()].map((e) => {
+    const f = `COALESCE(${value(e.fetchedAt ?? null)}::timestamptz, now())`;
+    return `(${value(e.key)}, ${value(e.url)}, ${bytes(e.documentGz)}, ${value(e.contentCredits)}::integer, ${f}, ${f} + ${value(e.retainMs)}::bigint * interval '1 millisecond')`;
+  });
+  const scrapeRows = scrapes.map(
+    (r) =>
+      `(${value(r.id)}::uuid, ${value(r.teamId)}, ${value(r.url ?? null)}, ${value(r.status)}, ${value(r.errorCode ?? null)}, ` +
+      `${value(r.statusCode ?? null)}::integer, ${r.documentGz ? bytes(r.documentGz) : `${value(null)}::bytea`}, ` +
+      `${value(r.documentBytes ?? null)}::integer, ${value(r.creditsUsed)}::integer, ${value(r.cacheHit)}::boolean, ` +
+      `${value(r.proxyUsed ?? null)}, ${value(r.zeroDataRetention)}::boolean, ` +
+      `now() + ${value(r.retainMs)}::bigint * interval '1 millisecond', ` +
+      `${value(r.metadataPatch ? JSON.stringify(r.metadataPatch) : null)}::jsonb)`,
+  );
+
+  const cacheSql =
+    cacheRows.length === 0
+      ? ''
+      : `INSERT INTO scraper.cache_entries (cache_key, url, document_gz, content_credits, fetched_at, expires_at)
+       VALUES ${cacheRows.join(',\n')}
+       ON CONFLICT (cache_key) DO UPDATE SET url = EXCLUDED.url, document_gz = EXCLUDED.document_gz,
+         content_credits = EXCLUDED.content_credits, fetched_at = EXCLUDED.fetched_at,
+         expires_at = EXCLUDED.expires_at`;
+  if (scrapeRows.length === 0) return { sql: cacheSql, params };
+  const scrapeSql = `INSERT INTO scraper.scrapes (id, team_id, url, status, error_code, status_code, document_gz, document_bytes,
+         credits_used, cache_hit, proxy_used, zero_data_retention, expires_at, metadata_patch)
+       VALUES ${scrapeRows.join(',\n')}
+       ON CONFLICT (id) DO NOTHING`;
+  // A data-modifying WITH runs exactly once whether or not the main statement reads it.
+  return { sql: cacheSql === '' ? scrapeSql : `WITH cached AS (${cacheSql})\n${scrapeSql}`, params };
+}
