@@ -2,13 +2,14 @@ import { CrawlRequest, normalizeFormats } from '@wds/contracts';
 import type { JobRow } from '@wds/jobs';
 import { ALLOW_ALL, parseRobots, type RobotsRules } from './robots';
 import { CrawlScope } from './scope';
-import { ROBOTS_PRODUCT_TOKEN } from './site-fetcher';
+import { CRAWLER_USER_AGENT, ROBOTS_PRODUCT_TOKEN } from './site-fetcher';
 
 /** What every page of one crawl needs, derived once from the stored request. */
 export interface CrawlContext {
   request: CrawlRequest;
   scope: CrawlScope;
   robots: RobotsRules;
+  /** Whose robots.txt group the crawl obeys. */
   robotsAgent: string;
   /** The caller asked for `links`; otherwise they are fetched for discovery only and dropped. */
   wantsLinks: boolean;
@@ -16,8 +17,21 @@ export interface CrawlContext {
 
 const MAX_CACHED = 500;
 
+/**
+ * The agent robots.txt rules are evaluated for: `robotsUserAgent`, else the product token
+ * (robots-parser reduces a full string such as `OtherBot/2.0` to its product token itself).
+ */
 export function robotsAgentOf(request: CrawlRequest): string {
   return request.robotsUserAgent ?? ROBOTS_PRODUCT_TOKEN;
+}
+
+/**
+ * The User-Agent robots.txt is fetched with: `robotsUserAgent` ("used to fetch and evaluate
+ * robots.txt"), else the full published crawler string, so a site's logs name the crawler as
+ * its docs do, not the bare token.
+ */
+export function robotsFetchAgentOf(request: CrawlRequest): string {
+  return request.robotsUserAgent ?? CRAWLER_USER_AGENT;
 }
 
 export function buildContext(job: Pick<JobRow, 'options' | 'robotsTxt'>): CrawlContext {

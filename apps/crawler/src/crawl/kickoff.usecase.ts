@@ -1,9 +1,9 @@
 import type { CrawlKickoff } from '@wds/contracts';
 import type { JobEvents, JobStore, PageCandidate, PageDispatcher } from '@wds/jobs';
-import { buildContext } from './crawl-context';
+import { buildContext, robotsFetchAgentOf } from './crawl-context';
 import { parseRobots, ALLOW_ALL } from './robots';
 import { discoverSitemapUrls } from './sitemaps';
-import type { SiteFetcher } from './site-fetcher';
+import { CRAWLER_USER_AGENT, type SiteFetcher } from './site-fetcher';
 
 /** Sitemaps may list far more URLs than the limit: read a margin for those out of scope. */
 const SITEMAP_READ_FACTOR = 4;
@@ -31,7 +31,7 @@ export class KickoffCrawlUseCase {
     let robots = ALLOW_ALL;
     if (!request.ignoreRobotsTxt) {
       const robotsUrl = new URL('/robots.txt', start.origin).href;
-      const res = await this.fetcher.getText(robotsUrl, { userAgent: robotsAgent });
+      const res = await this.fetcher.getText(robotsUrl, { userAgent: robotsFetchAgentOf(request) });
       robotsTxt = res && res.status >= 200 && res.status < 300 ? res.text : '';
       robots = parseRobots(robotsUrl, robotsTxt, robotsAgent);
     }
@@ -49,9 +49,15 @@ export class KickoffCrawlUseCase {
     add(scope.startPage().url);
     if (request.sitemap !== 'skip') {
       const max = Math.min(request.limit * SITEMAP_READ_FACTOR + 100, SITEMAP_READ_MAX);
-      for (const url of await discoverSitemapUrls(this.fetcher, start, robots.sitemaps(), max, robotsAgent)) {
-        add(url);
-      }
+      // robotsUserAgent is for robots.txt only; sitemaps are the crawler's own reads.
+      const sitemapUrls = await discoverSitemapUrls(
+        this.fetcher,
+        start,
+        robots.sitemaps(),
+        max,
+        CRAWLER_USER_AGENT,
+      );
+      for (const url of sitemapUrls) add(url);
     }
     const outcome = await this.store.addPages(job.id, candidates, { seeded: true, blocked, robotsTxt });
     await this.dispatcher.publish(outcome.dispatch);

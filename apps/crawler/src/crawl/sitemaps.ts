@@ -23,6 +23,7 @@ export function parseSitemap(xml: string): { index: boolean; locs: string[] } {
 /**
  * Every page URL listed by the site's sitemaps: those robots.txt declares, else `/sitemap.xml`;
  * sitemap indexes are followed (up to 50 files), gzip files are read. Stops at `max` URLs.
+ * Without `userAgent` the fetcher's own (the published crawler string) is sent.
  */
 export async function discoverSitemapUrls(
   fetcher: SiteFetcher,
