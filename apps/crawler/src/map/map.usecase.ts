@@ -13,7 +13,7 @@ import { getDomain } from 'tldts';
 import { normalizeUrl, urlKey } from '../crawl/scope';
 import { parseRobots } from '../crawl/robots';
 import { discoverSitemapUrls } from '../crawl/sitemaps';
-import type { SiteFetcher } from '../crawl/site-fetcher';
+import { ROBOTS_PRODUCT_TOKEN, type SiteFetcher } from '../crawl/site-fetcher';
 
 const gzipAsync = promisify(gzip);
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -55,7 +55,9 @@ export class MapSiteUseCase {
       const robotsUrl = new URL('/robots.txt', start.origin).href;
       const robots = await this.fetcher.getText(robotsUrl);
       const declared =
-        robots && robots.status < 300 ? parseRobots(robotsUrl, robots.text, 'WDSBot').sitemaps() : [];
+        robots && robots.status < 300
+          ? parseRobots(robotsUrl, robots.text, ROBOTS_PRODUCT_TOKEN).sitemaps()
+          : [];
       const urls = await withDeadline(
         discoverSitemapUrls(this.fetcher, start, declared, Math.max(r.limit * 4, 1000)),
         deadline,
