@@ -5,6 +5,8 @@ import type { z } from 'zod';
 export const CrawlerConfig = CommonEnv.extend({
   /** How long crawl results (status, documents, errors) are kept after the crawl starts. */
   WDS_CRAWL_RETENTION_HOURS: envInt({ min: 1 }).default(24),
+  /** The same for zero-data-retention crawls: their documents are kept only for delivery. */
+  WDS_CRAWL_ZDR_RETENTION_MINUTES: envInt({ min: 1 }).default(60),
   /** Page tasks this process works on at once (across all crawls). */
   WDS_CRAWL_WORKER_CONCURRENCY: envInt({ min: 1, max: 1000 }).default(64),
   /** JetStream ack wait of page tasks: how soon a task of a dead worker is redelivered. */

@@ -13,7 +13,8 @@ import { CreateCrawlUseCase } from './create-crawl.usecase';
 import { KickoffCrawlUseCase } from './kickoff.usecase';
 import { SiteFetcher } from './site-fetcher';
 
-const HOUR = 3_600_000;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 
 /**
  * The crawler's runtime: serves the crawl and map RPCs, consumes kickoff and page tasks (any
@@ -58,12 +59,10 @@ export class CrawlService implements OnApplicationBootstrap, OnApplicationShutdo
 
   async onApplicationBootstrap(): Promise<void> {
     const { store, events, dispatcher } = this.jobs;
-    const create = new CreateCrawlUseCase(
-      store,
-      this.messaging,
-      events,
-      this.config.WDS_CRAWL_RETENTION_HOURS * HOUR,
-    );
+    const create = new CreateCrawlUseCase(store, this.messaging, events, {
+      retentionMs: this.config.WDS_CRAWL_RETENTION_HOURS * HOUR,
+      zdrRetentionMs: this.config.WDS_CRAWL_ZDR_RETENTION_MINUTES * MINUTE,
+    });
     const kickoff = new KickoffCrawlUseCase(store, this.fetcher, dispatcher, events);
     const map = new MapSiteUseCase(this.messaging, this.fetcher);
     this.messaging.serve(CRAWL_RPC.create, (req) => create.execute(req));

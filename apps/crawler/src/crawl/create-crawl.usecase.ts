@@ -2,6 +2,12 @@ import { CRAWL_WORK, type CrawlCreateRequest } from '@wds/contracts';
 import type { JobEvents, JobStore } from '@wds/jobs';
 import type { Messaging } from '@wds/messaging';
 
+export interface CrawlRetention {
+  retentionMs: number;
+  /** Zero-data-retention crawls keep their documents only this long (enough to read them). */
+  zdrRetentionMs: number;
+}
+
 /**
  * Records a crawl and queues its kickoff. The crawl id comes from the gateway, so a retried
  * create is the same crawl (the insert and the kickoff's msgId are idempotent).
@@ -11,7 +17,7 @@ export class CreateCrawlUseCase {
     private readonly store: JobStore,
     private readonly messaging: Messaging,
     private readonly events: JobEvents,
-    private readonly retentionMs: number,
+    private readonly retention: CrawlRetention,
   ) {}
 
   async execute(cmd: CrawlCreateRequest): Promise<{ id: string }> {
@@ -31,7 +37,7 @@ export class CreateCrawlUseCase {
       delayMs: Math.round((r.delay ?? 0) * 1000),
       webhook: r.webhook as Record<string, unknown> | undefined,
       zeroDataRetention: r.zeroDataRetention,
-      retentionMs: this.retentionMs,
+      retentionMs: r.zeroDataRetention ? this.retention.zdrRetentionMs : this.retention.retentionMs,
       teamConcurrency: cmd.teamConcurrency,
     });
     await this.messaging.publish(

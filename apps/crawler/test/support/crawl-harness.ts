@@ -55,6 +55,8 @@ export interface CrawlStack {
   /** Waits for a final status and returns every document (parsed), in completion order. */
   finish(teamId: string, id: string, timeoutMs?: number): Promise<{ status: JobStatusReply; docs: any[] }>;
   stop(): Promise<void>;
+  /** The scraper process the stack started (tests that kill it start another with spawnService). */
+  scraper: ServiceChild;
 }
 
 /**
@@ -126,7 +128,7 @@ export async function startCrawlStack(extraEnv: Record<string, string> = {}): Pr
   };
 
   await spawnService('billing');
-  await spawnService('scraper');
+  const scraper = await spawnService('scraper');
 
   const status = (teamId: string, id: string, skip = 0) =>
     client.request(CRAWL_RPC.status, { teamId, jobId: id, skip, maxBytes: 400 * 1024 });
@@ -138,6 +140,7 @@ export async function startCrawlStack(extraEnv: Record<string, string> = {}): Pr
     db,
     client,
     env,
+    scraper,
     spawnService,
     startCrawler: async (more = {}) => {
       const running = await bootstrapService(
