@@ -123,7 +123,11 @@ export class PageRunner {
     if (maybeFinished && !(await this.store.isPending(job.id, urlKey))) return;
     if (job.delayMs > 0) await (this.opts.sleep ?? sleep)(job.delayMs);
 
-    const lastAttempt = deliveryCount >= this.opts.consumer.maxDeliver;
+    // Transient failures (no scraper or billing answering) end the page only on the last delivery
+    // of a task the watchdog republished. A first task out of deliveries is dead-lettered and its
+    // page stays dispatched until the watchdog republishes it (redispatch delay), so a scraper or
+    // billing outage shorter than that delay costs no page.
+    const lastAttempt = deliveryCount >= this.opts.consumer.maxDeliver && task.republished === true;
     const holdKey = `${this.opts.jobKind}:${job.id}:${createHash('sha1').update(urlKey).digest('base64url')}`;
     const parsed = this.options(job, task);
     if (!parsed.success) {

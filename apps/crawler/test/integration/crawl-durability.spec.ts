@@ -1,4 +1,5 @@
-import { buildServices, startCrawlStack, type CrawlStack } from '../support/crawl-harness';
+import { CRAWL_WORK, STREAMS, deadLetterSubject } from '@wds/contracts';
+import { buildServices, startCrawlStack, type CrawlStack, type ServiceChild } from '../support/crawl-harness';
 import { startGeneratedSite, type GeneratedSite } from '../support/generated-site';
 
 const PAGES = 200;
@@ -11,6 +12,8 @@ const PAGES = 200;
 describe('a crawl whose only crawler or scraper dies', () => {
   let gen: GeneratedSite;
   let stack: CrawlStack;
+  /** The scraper now running (each scraper test kills it and starts the next). */
+  let scraper: ServiceChild;
 
   beforeAll(async () => {
     buildServices();
@@ -22,6 +25,7 @@ describe('a crawl whose only crawler or scraper dies', () => {
       WDS_CRAWL_RECONCILE_MS: '3000',
       WDS_CRAWL_REDISPATCH_MS: '15000',
     });
+    scraper = stack.scraper;
   }, 180_000);
 
   afterAll(async () => {
@@ -90,14 +94,39 @@ describe('a crawl whose only crawler or scraper dies', () => {
   it('finishes after the only scraper is SIGKILLed and a new one starts', async () => {
     const crawler = await stack.spawnService('crawler', { WDS_CRAWL_WORKER_CONCURRENCY: '8' });
     const { team, id } = await crawlUntil(40, 5000);
-    stack.scraper.child.kill('SIGKILL');
-    await stack.scraper.exited;
+    scraper.child.kill('SIGKILL');
+    await scraper.exited;
 
     // Requests the dead scraper had taken time out (page timeout + reply margin); tasks that find
     // no scraper fail at once. Both are transient: the crawler releases the page's credits and
     // JetStream redelivers the task, to the new scraper once it is up.
-    await stack.spawnService('scraper');
+    scraper = await stack.spawnService('scraper');
     await expectEveryPageOnce(team, id);
     expect(crawler.child.exitCode).toBeNull();
+    crawler.child.kill('SIGTERM');
+    await crawler.exited;
   }, 240_000);
+
+  it('loses no page to a scraper outage longer than all deliveries of its tasks', async () => {
+    // Eight deliveries 3 s apart (after the dead scraper's requests time out) are spent well within
+    // the outage; the pages wait, dispatched, for the watchdog to republish them.
+    const outageMs = 55_000;
+    const crawler = await stack.spawnService('crawler', {
+      WDS_CRAWL_WORKER_CONCURRENCY: '8',
+      WDS_CRAWL_REDISPATCH_MS: String(outageMs + 20_000),
+    });
+    const { team, id } = await crawlUntil(40, 5000);
+    scraper.child.kill('SIGKILL');
+    await scraper.exited;
+    await new Promise((r) => setTimeout(r, outageMs));
+
+    // The outage did outlast the tasks: their last deliveries went to the dead-letter stream.
+    const dlq = await stack.client.jsm.streams.info(STREAMS.WDS_DLQ_V1.name, { subjects_filter: '>' });
+    expect(dlq.state.subjects?.[deadLetterSubject(CRAWL_WORK.page.subject)] ?? 0).toBeGreaterThan(0);
+
+    scraper = await stack.spawnService('scraper');
+    await expectEveryPageOnce(team, id);
+    crawler.child.kill('SIGTERM');
+    await crawler.exited;
+  }, 300_000);
 });
