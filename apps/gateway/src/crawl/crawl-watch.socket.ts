@@ -2,23 +2,26 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { CRAWL_RPC, ServiceError } from '@wds/contracts';
+import { CRAWL_RPC, JOB_STATUS_PAGE_BYTES, ServiceError } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { LOGGER } from '@wds/service-kit';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AuthenticateApiKey } from '../auth/authenticate-api-key.usecase';
-import { readStatusPage } from '../jobs/job-status.pager';
+import { readStatusPage, statusBody, type StatusPage } from '../jobs/job-status.pager';
 
 const PATH = /^\/v2\/crawl\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/?(?:\?.*)?$/i;
 const POLL_MS = 1000;
 /** Documents per status read while streaming (each becomes one `document` message). */
 const READ_BYTES = 2 * 1024 * 1024;
+/** Documents already stored that travel in the `catchup` message, as much as one status page. */
+const CATCHUP_BYTES = JOB_STATUS_PAGE_BYTES;
 
 /**
  * The WebSocket the Firecrawl SDK's watcher opens at `/v2/crawl/{id}` with the API key as the
- * subprotocol. Messages, as the SDK reads them: `catchup` (counts), one `document` per page in
- * completion order, then `done` (completed), `error` (failed) or a final status (cancelled).
+ * subprotocol. Messages, as the SDK reads them: `catchup` (counts and the documents stored so far),
+ * one `document` per later page in completion order, then `done` (completed), `error` (failed) or
+ * `cancelled` (its `data.status` is what the SDK reads).
  */
 @Injectable()
 export class CrawlWatchSocket implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -71,41 +74,50 @@ export class CrawlWatchSocket implements OnApplicationBootstrap, OnApplicationSh
   private async stream(ws: WebSocket, teamId: string, jobId: string): Promise<void> {
     let open = true;
     ws.on('close', () => (open = false));
-    let skip = 0;
-    let first = true;
+    const caught = await readStatusPage(this.messaging, CRAWL_RPC, {
+      teamId,
+      jobId,
+      skip: 0,
+      byteBudget: CATCHUP_BYTES,
+    });
+    // The SDK ends its watch on a catch-up with a final status: a finished crawl whose documents do
+    // not all fit in it is reported as still scraping until the rest has been streamed.
+    const status = caught.more ? 'scraping' : caught.status;
+    send(ws, `{"type":"catchup","data":${statusBody({ ...caught, status }, null)}}`);
+    let page = caught;
     while (open) {
-      const page = await readStatusPage(this.messaging, CRAWL_RPC, {
-        teamId,
-        jobId,
-        skip,
-        byteBudget: READ_BYTES,
-      });
-      const counts = {
-        status: page.status,
-        total: page.total,
-        completed: page.completed,
-        creditsUsed: page.creditsUsed,
-        expiresAt: page.expiresAt,
-      };
-      if (first) {
-        send(ws, JSON.stringify({ type: 'catchup', data: { ...counts, status: 'scraping', data: [] } }));
-        first = false;
-      }
-      for (const json of page.documents) send(ws, `{"type":"document","data":${json}}`);
-      skip = page.nextSkip;
-      if (page.more) continue;
-      if (page.status !== 'scraping') {
-        if (page.status === 'completed')
-          send(ws, JSON.stringify({ type: 'done', data: { ...counts, data: [] } }));
-        else if (page.status === 'failed') {
-          const { errors } = await this.messaging.request(CRAWL_RPC.errors, { teamId, jobId });
-          send(ws, JSON.stringify({ type: 'error', error: errors.at(-1)?.error ?? 'Crawl failed' }));
-        } else send(ws, JSON.stringify({ type: 'status', data: { ...counts, data: [] } }));
-        ws.close(1000);
+      if (!page.more && page.status !== 'scraping') {
+        await this.end(ws, teamId, jobId, page);
         return;
       }
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      if (!page.more) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      if (!open) return;
+      page = await readStatusPage(this.messaging, CRAWL_RPC, {
+        teamId,
+        jobId,
+        skip: page.nextSkip,
+        byteBudget: READ_BYTES,
+      });
+      for (const json of page.documents) send(ws, `{"type":"document","data":${json}}`);
     }
+  }
+
+  /** The last message of a finished crawl, then a normal close. */
+  private async end(ws: WebSocket, teamId: string, jobId: string, page: StatusPage): Promise<void> {
+    const counts = {
+      status: page.status,
+      total: page.total,
+      completed: page.completed,
+      creditsUsed: page.creditsUsed,
+      expiresAt: page.expiresAt,
+      data: [],
+    };
+    if (page.status === 'completed') send(ws, JSON.stringify({ type: 'done', data: counts }));
+    else if (page.status === 'failed') {
+      const { errors } = await this.messaging.request(CRAWL_RPC.errors, { teamId, jobId });
+      send(ws, JSON.stringify({ type: 'error', error: errors.at(-1)?.error ?? 'Crawl failed' }));
+    } else send(ws, JSON.stringify({ type: 'cancelled', data: counts }));
+    ws.close(1000);
   }
 }
 

@@ -23,15 +23,23 @@ export interface StatusPage {
 }
 
 /**
+ * Room kept in a 10 MB status page for what surrounds the documents: the counts, `expiresAt` and
+ * `next` (its length follows WDS_PUBLIC_BASE_URL, a few hundred bytes in practice).
+ */
+export const STATUS_ENVELOPE_BYTES = 4 * 1024;
+
+/**
  * Reads one status page of a page job (crawl or batch) from its service: documents in completion
- * order from `skip`, up to `byteBudget` of JSON (at least one document), the large ones in chunks.
+ * order from `skip`, up to `byteBudget` of JSON counting the commas between them (at least one
+ * document, however large), the large ones in chunks. The default budget keeps the whole status
+ * answer within JOB_STATUS_PAGE_BYTES.
  */
 export async function readStatusPage(
   messaging: Messaging,
   rpcs: JobRpcSet,
   q: { teamId: string; jobId: string; skip: number; limit?: number; byteBudget?: number },
 ): Promise<StatusPage> {
-  const budget = q.byteBudget ?? JOB_STATUS_PAGE_BYTES;
+  const budget = q.byteBudget ?? JOB_STATUS_PAGE_BYTES - STATUS_ENVELOPE_BYTES;
   const documents: string[] = [];
   let used = 0;
   let skip = q.skip;
@@ -50,14 +58,15 @@ export async function readStatusPage(
     if (reply.items.length === 0) break;
     let full = false;
     for (const item of reply.items) {
-      if (documents.length > 0 && used + item.bytes > budget) {
+      const bytes = documents.length > 0 ? item.bytes + 1 : item.bytes;
+      if (documents.length > 0 && used + bytes > budget) {
         full = true;
         break;
       }
       const json =
         item.json ?? (await readChunks(messaging, rpcs, q.teamId, q.jobId, item.seq, item.chunks ?? 1));
       documents.push(json);
-      used += item.bytes;
+      used += bytes;
       skip = item.seq;
     }
     if (full || used >= budget || skip >= reply.stored) break;
@@ -115,8 +124,9 @@ export const JobStatusQuery = z.object({
 const EMPTY_PAGE_WAIT_MS = 500;
 
 /**
- * The whole status answer of a page job: counts and up to 10 MB of documents, with `next` (the
- * job's status URL with the following `skip`) while the job runs or more documents remain.
+ * The whole status answer of a page job: at most 10 MB (JOB_STATUS_PAGE_BYTES) of JSON unless its
+ * single document is larger, with `next` (the job's status URL with the following `skip`) while
+ * the job runs or more documents remain.
  */
 export async function jobStatusResponse(
   messaging: Messaging,
