@@ -1,4 +1,5 @@
 import { CommonEnv, envInt } from '@wds/config';
+import { jobPageEventsEnv } from '@wds/jobs';
 import type { z } from 'zod';
 
 /** Environment of the batch service. */
@@ -19,5 +20,7 @@ export const BatchConfig = CommonEnv.extend({
   WDS_BATCH_RECONCILE_MS: envInt({ min: 1000 }).default(60_000),
   /** A batch without progress this long fails with the reason in its errors. */
   WDS_BATCH_STALL_FAIL_MS: envInt({ min: 1000 }).default(1_800_000),
+  /** Page events: `webhook` (only those a job's webhook wants; they carry documents) or `all`. */
+  WDS_JOB_PAGE_EVENTS: jobPageEventsEnv(),
 });
 export type BatchConfig = z.output<typeof BatchConfig>;

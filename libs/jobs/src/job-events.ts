@@ -9,6 +9,7 @@ import {
   type WebhookEventKind,
 } from '@wds/contracts';
 import type { Messaging } from '@wds/messaging';
+import { z } from 'zod';
 import type { JobRow } from './job.types';
 
 /** A page document larger than this travels trimmed (metadata only) in its event. */
@@ -23,6 +24,24 @@ export function stableUuid(...parts: string[]): string {
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }
 
+/**
+ * Which page events a job service publishes (`WDS_JOB_PAGE_EVENTS`): `webhook` only those the job's
+ * webhook asks for; `all` every page of every job, for operators who consume `WDS_EVENTS_V1`
+ * themselves. Pages of zero-data-retention jobs go only to their own webhook either way.
+ */
+export const JOB_PAGE_EVENTS = ['webhook', 'all'] as const;
+export type JobPageEvents = (typeof JOB_PAGE_EVENTS)[number];
+
+/** `WDS_JOB_PAGE_EVENTS` in a service's environment schema. */
+export function jobPageEventsEnv() {
+  return z.enum(JOB_PAGE_EVENTS).default('webhook');
+}
+
+export interface JobEventsOptions {
+  /** Default `webhook`. */
+  pageEvents?: JobPageEvents;
+}
+
 export interface PageEventInput {
   urlKey: string;
   success: boolean;
@@ -34,26 +53,34 @@ export interface PageEventInput {
 /**
  * Publishes job lifecycle events on `EVENTS.job` in the webhook body shape, with the job's webhook
  * config and team, for the webhooks service. Lifecycle events are always published (recorded
- * even without a webhook); page events only when the job's webhook wants them, because they
- * carry documents and the events stream keeps messages for days.
+ * even without a webhook); page events only when the job's webhook wants them (or the operator
+ * chose `all`), because they carry documents and the events stream keeps messages for days.
+ * Events of zero-data-retention jobs say so, and the webhooks service removes them from the stream.
  */
 export class JobEvents {
   constructor(
     private readonly messaging: Messaging,
     private readonly jobKind: 'crawl' | 'batch',
+    private readonly opts: JobEventsOptions = {},
   ) {}
 
-  /** A reopened job's later rounds get their own webhookIds: their `completed` is a new event. */
-  async lifecycle(job: JobRow, kind: Exclude<WebhookEventKind, 'page'>, error?: string): Promise<void> {
+  /**
+   * A reopened job's later rounds get their own webhookIds: their `completed` is a new event.
+   * A failed job's event carries no `error` (api-v2.md allows it on page events only): the reason
+   * is in the job's errors, where whoever ends a job as failed records it (`JobStore.end`).
+   */
+  async lifecycle(job: JobRow, kind: Exclude<WebhookEventKind, 'page'>): Promise<void> {
     const success = kind !== 'failed';
     const webhookId =
       job.reopened > 0 ? stableUuid(job.id, kind, `round:${job.reopened}`) : stableUuid(job.id, kind);
-    await this.send(job, kind, webhookId, { success, data: [], ...(error ? { error } : {}) });
+    await this.send(job, kind, webhookId, { success, data: [] });
   }
 
   async page(job: JobRow, input: PageEventInput): Promise<void> {
     const webhook = this.webhookOf(job);
-    if (!webhook || !webhookWants(webhook, 'page')) return;
+    const wanted = webhook !== undefined && webhookWants(webhook, 'page');
+    // A zero-data-retention job's documents go to its own webhook only, never to the stream at large.
+    if (!wanted && (this.opts.pageEvents !== 'all' || job.zeroDataRetention)) return;
     let data: Document[] = [];
     if (input.document) {
       const small = (input.documentBytes ?? 0) <= EVENT_DOCUMENT_MAX_BYTES;
@@ -93,6 +120,7 @@ export class JobEvents {
       webhookId,
       teamId: job.teamId,
       ...(webhook ? { webhook, ...(webhook.metadata ? { metadata: webhook.metadata } : {}) } : {}),
+      ...(job.zeroDataRetention ? { zeroDataRetention: true } : {}),
     };
     await this.messaging.publish(EVENTS.job, event, { msgId: webhookId });
   }

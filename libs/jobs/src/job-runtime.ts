@@ -1,6 +1,6 @@
 import type { Logger } from '@wds/observability';
 import type { Messaging } from '@wds/messaging';
-import { JobEvents } from './job-events';
+import { JobEvents, type JobPageEvents } from './job-events';
 import type { TxRunner } from './job-reader';
 import { DEFAULT_TEAM_LEASE_MS, JobStore } from './job-store';
 import type { JobRow } from './job.types';
@@ -13,6 +13,8 @@ export interface JobRuntimeOptions {
   /** The service's PostgreSQL schema (its job tables and `finish_page`). */
   schema: string;
   runner: PageRunnerOptions;
+  /** `WDS_JOB_PAGE_EVENTS`: page events only for webhooks that want them (default), or all. */
+  pageEvents?: JobPageEvents;
   /** The watchdog's timings; `reseed` gets the runtime, built by then. */
   watchdog: Omit<WatchdogOptions, 'reseed'> & {
     reseed?: (job: JobRow, runtime: JobRuntime) => Promise<void>;
@@ -46,9 +48,9 @@ export class JobRuntime {
       // The watchdog renews the leases of running jobs: several passes fit in one lease.
       teamLeaseMs: Math.max(DEFAULT_TEAM_LEASE_MS, 4 * opts.watchdog.intervalMs),
     });
-    this.events = new JobEvents(messaging, kind);
+    this.events = new JobEvents(messaging, kind, { pageEvents: opts.pageEvents ?? 'webhook' });
     this.dispatcher = new PageDispatcher(messaging, opts.runner.subject, kind);
-    this.runner = new PageRunner(messaging, this.store, logger, opts.runner);
+    this.runner = new PageRunner(messaging, this.store, logger, { ...opts.runner, events: this.events });
     const { reseed, ...timings } = opts.watchdog;
     this.watchdog = new JobWatchdog(this.store, this.dispatcher, this.events, logger, {
       ...timings,

@@ -80,7 +80,7 @@ export class JobWatchdog {
         const reason = `The job made no progress for ${Math.round(this.opts.failAfterMs / 1000)} s and was stopped`;
         if (await this.store.end(job.id, 'failed', reason)) {
           this.logger.error({ jobId: job.id }, 'job failed: no progress');
-          await this.events.lifecycle(job, 'failed', reason);
+          await this.events.lifecycle(job, 'failed');
         }
       }
     }

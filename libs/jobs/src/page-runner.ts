@@ -61,6 +61,8 @@ export interface PageRunnerOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Names this process in billing's journal of credit blocks (default `<kind>-pages/<host>-<pid>`). */
   creditHolder?: string;
+  /** The service's events (its page-event setting); default: page events only when a webhook wants them. */
+  events?: JobEvents;
 }
 
 /**
@@ -87,7 +89,7 @@ export class PageRunner {
     private readonly logger: Logger,
     private readonly opts: PageRunnerOptions,
   ) {
-    this.events = new JobEvents(messaging, opts.jobKind);
+    this.events = opts.events ?? new JobEvents(messaging, opts.jobKind);
     this.credits = new CreditBlocks(messaging, logger, {
       holder: opts.creditHolder ?? `${opts.jobKind}-pages/${hostname()}-${process.pid}`,
     });
@@ -223,7 +225,7 @@ export class PageRunner {
     if (await this.store.end(job.id, 'failed', reason)) {
       this.jobCache.delete(job.id);
       this.logger.warn({ jobId: job.id, reason }, 'job failed');
-      await this.events.lifecycle(job, 'failed', reason);
+      await this.events.lifecycle(job, 'failed');
     }
   }
 

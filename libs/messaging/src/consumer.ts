@@ -18,6 +18,8 @@ export interface ConsumeContext {
   deliveryCount: number;
   msgId?: string;
   headers: Record<string, string>;
+  /** The message's sequence in its stream (what `Messaging.deleteMessage` takes). */
+  streamSeq: number;
 }
 
 export type ConsumeHandler<D extends StreamMessageDef> = (
@@ -110,6 +112,7 @@ export async function startConsumer<D extends StreamMessageDef>(
             deliveryCount,
             msgId: headers['Nats-Msg-Id'],
             headers,
+            streamSeq: m.seq,
           });
         } catch (err) {
           clearInterval(heartbeat);

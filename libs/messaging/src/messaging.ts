@@ -280,6 +280,24 @@ export class Messaging {
     };
   }
 
+  /**
+   * Removes one message from a stream (its bytes overwritten, not just unlinked), e.g. an event that
+   * must not stay for the stream's retention. True when removed, false when the stream no longer
+   * holds that sequence (already deleted or aged out), so a redelivered handler can call it again.
+   */
+  async deleteMessage(stream: StreamDef | string, seq: number): Promise<boolean> {
+    const name = typeof stream === 'string' ? stream : stream.name;
+    try {
+      return await this.jsm.streams.deleteMessage(name, seq, true);
+    } catch (err) {
+      // The server answers a missing sequence with its generic "delete failed" code (10057, "no
+      // message found" or "stream store EOF"), so look before calling that a success.
+      if (err instanceof JetStreamApiError && (await this.jsm.streams.getMessage(name, { seq })) === null)
+        return false;
+      throw err;
+    }
+  }
+
   /** Stops consumers (letting in-flight handlers finish), drains subscriptions, closes the connection. */
   async drain(): Promise<void> {
     if (this.draining) return;

@@ -40,6 +40,7 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
         concurrency: config.WDS_BATCH_WORKER_CONCURRENCY,
         hooks: new BatchPageHooks(),
       },
+      pageEvents: config.WDS_JOB_PAGE_EVENTS,
       watchdog: {
         intervalMs: config.WDS_BATCH_WATCHDOG_INTERVAL_MS,
         redispatchAfterMs: config.WDS_BATCH_REDISPATCH_MS,
@@ -70,7 +71,7 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
   private async failUnseeded(job: JobRow, runtime: JobRuntime): Promise<void> {
     if (await runtime.store.end(job.id, 'failed', CREATION_INTERRUPTED)) {
       this.logger.warn({ jobId: job.id }, 'batch failed: creation interrupted');
-      await runtime.events.lifecycle(job, 'failed', CREATION_INTERRUPTED);
+      await runtime.events.lifecycle(job, 'failed');
     }
   }
 }

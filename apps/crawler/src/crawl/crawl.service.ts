@@ -42,6 +42,7 @@ export class CrawlService implements OnApplicationBootstrap, OnApplicationShutdo
         concurrency: config.WDS_CRAWL_WORKER_CONCURRENCY,
         hooks: new CrawlPageHooks(new CrawlContexts()),
       },
+      pageEvents: config.WDS_JOB_PAGE_EVENTS,
       watchdog: {
         intervalMs: config.WDS_CRAWL_WATCHDOG_INTERVAL_MS,
         redispatchAfterMs: config.WDS_CRAWL_REDISPATCH_MS,

@@ -13,6 +13,12 @@ export const JobEvent = WebhookEvent.extend({
    * without it, the order of arrival at the webhooks service is used.
    */
   seq: z.number().int().nonnegative().optional(),
+  /**
+   * The job runs with zero data retention: the webhooks service removes the event from the stream
+   * once recorded and erases the stored body once the delivery is final. Never part of the body
+   * sent to the receiver. Absent means false.
+   */
+  zeroDataRetention: z.boolean().optional(),
 });
 export type JobEvent = z.output<typeof JobEvent>;
 export type JobEventInput = z.input<typeof JobEvent>;
