@@ -26,6 +26,28 @@ describe('planDelivery', () => {
     });
   });
 
+  it('sends error only on page events (api-v2.md), never the zero-data-retention flag', () => {
+    const failed = planDelivery({
+      ...base,
+      type: 'crawl.failed',
+      success: false,
+      data: [],
+      error: 'stalled',
+    })!;
+    expect(JSON.parse(failed.body.toString('utf8'))).toEqual({
+      success: false,
+      type: 'crawl.failed',
+      id: base.id,
+      webhookId: base.webhookId,
+      data: [],
+      metadata: { run: 7 },
+    });
+    const zdr = planDelivery({ ...base, zeroDataRetention: true })!;
+    expect(zdr.zeroDataRetention).toBe(true);
+    expect(JSON.parse(zdr.body.toString('utf8'))).not.toHaveProperty('zeroDataRetention');
+    expect(planDelivery(base)!.zeroDataRetention).toBe(false);
+  });
+
   it('orders phases started < page < completed = failed', () => {
     const phase = (type: JobEvent['type']) => planDelivery({ ...base, type })!.phase;
     expect([phase('batch_scrape.started'), phase('crawl.page'), phase('crawl.completed')]).toEqual([0, 1, 2]);

@@ -35,6 +35,8 @@ export interface PlannedDelivery {
   body: Buffer;
   /** Whether pages of this job should wait for a `started` row (the filter may exclude it). */
   expectsStarted: boolean;
+  /** The job runs with zero data retention: the body is erased once the delivery is final. */
+  zeroDataRetention: boolean;
 }
 
 /** What to deliver for a job event; undefined when the job has no webhook or its filter skips the event. */
@@ -44,7 +46,8 @@ export function planDelivery(event: JobEvent): PlannedDelivery | undefined {
   const kind = webhookEventKind(event.type);
   if (!webhookWants(config, kind)) return undefined;
   const metadata = event.metadata ?? config.metadata;
-  // The spec's body, fields in its order; `error` only when the producer set it.
+  // The spec's body, fields in its order; `error` only on a page event whose producer set it
+  // (api-v2.md: "Only on crawl.page"). Routing fields and the ZDR flag stay out of it.
   const body: WebhookEvent = {
     success: event.success,
     type: event.type,
@@ -52,7 +55,7 @@ export function planDelivery(event: JobEvent): PlannedDelivery | undefined {
     webhookId: event.webhookId,
     data: event.data,
     ...(metadata !== undefined ? { metadata } : {}),
-    ...(event.error !== undefined ? { error: event.error } : {}),
+    ...(kind === 'page' && event.error !== undefined ? { error: event.error } : {}),
   };
   const url = new URL(config.url);
   return {
@@ -69,6 +72,7 @@ export function planDelivery(event: JobEvent): PlannedDelivery | undefined {
     ),
     body: Buffer.from(JSON.stringify(body), 'utf8'),
     expectsStarted: webhookWants(config, 'started'),
+    zeroDataRetention: event.zeroDataRetention === true,
   };
 }
 

@@ -45,7 +45,10 @@ export abstract class DeliveryStore {
   abstract claim(opts: ClaimOptions): Promise<ClaimedDelivery[]>;
   /** Gives a lease back without counting an attempt; the delivery is due again after `delayMs`. */
   abstract release(webhookId: string, instance: string, delayMs: number): Promise<void>;
-  /** Stores the attempt and the delivery's new state; false when the lease was lost meanwhile. */
+  /**
+   * Stores the attempt and the delivery's new state; false when the lease was lost meanwhile. A
+   * zero-data-retention delivery that ends (delivered or given up) has its body erased.
+   */
   abstract recordAttempt(
     webhookId: string,
     instance: string,
@@ -103,8 +106,9 @@ export class PgDeliveryStore extends DeliveryStore {
     // flight through the consumer: events are recorded concurrently, so arrival order is not final.
     const res = await this.db.query(
       `INSERT INTO webhooks.deliveries
-         (webhook_id, team_id, job_id, type, url, destination, phase, seq, headers, body, next_attempt_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::smallint, $8, $9, $10,
+         (webhook_id, team_id, job_id, type, url, destination, phase, seq, headers, body, zero_data_retention,
+          next_attempt_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::smallint, $8, $9, $10, $13,
          now() + CASE
            WHEN $7::smallint = 2 THEN $11::int
            WHEN $7::smallint = 1 AND $12 AND NOT EXISTS (
@@ -124,6 +128,7 @@ export class PgDeliveryStore extends DeliveryStore {
         d.body,
         settleMs,
         d.expectsStarted,
+        d.zeroDataRetention,
       ],
     );
     return (res.rowCount ?? 0) > 0;
@@ -212,7 +217,10 @@ export class PgDeliveryStore extends DeliveryStore {
              leased_until = NULL, leased_by = NULL,
              next_attempt_at = now() + $6::int * interval '1 millisecond',
              delivered_at = CASE WHEN $3 = 'delivered' THEN now() END,
-             finished_at = CASE WHEN $3 <> 'pending' THEN now() END
+             finished_at = CASE WHEN $3 <> 'pending' THEN now() END,
+             -- A zero-data-retention body (documents) is kept only while it may still be sent.
+             body = CASE WHEN $3 <> 'pending' AND zero_data_retention THEN ''::bytea ELSE body END,
+             body_erased_at = CASE WHEN $3 <> 'pending' AND zero_data_retention THEN now() END
          WHERE webhook_id = $1 AND leased_by = $2 AND status = 'pending'
          RETURNING webhook_id, attempts, job_id, phase, status, next_attempt_at
        ), held AS (

@@ -14,7 +14,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Wires the service to NATS: job events from the durable consumer into the outbox (acked only once
- * stored), the delivery-log RPC, the delivery loop and the retention purge. Shutdown stops taking
+ * stored; events of zero-data-retention jobs then deleted from the stream), the delivery-log RPC, the delivery loop and the retention purge. Shutdown stops taking
  * events first, then lets attempts in flight finish and record their outcome.
  */
 @Injectable()
@@ -37,8 +37,12 @@ export class WebhooksRuntime implements OnApplicationBootstrap, OnApplicationShu
     this.consumer = await this.messaging.consume(
       EVENTS.job,
       CONSUMERS.webhooks,
-      async (event) => {
+      async (event, ctx) => {
         if (await this.record.execute(event)) this.loop.wake();
+        // A zero-data-retention event lives on in its outbox row only (if any), not for the
+        // stream's days. Deleted before the ack: a failed delete is retried with the redelivery.
+        if (event.zeroDataRetention)
+          await this.messaging.deleteMessage(CONSUMERS.webhooks.stream, ctx.streamSeq);
       },
       { concurrency: this.config.WDS_WEBHOOK_CONSUMER_CONCURRENCY },
     );
