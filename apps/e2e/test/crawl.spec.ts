@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { freePort } from '@wds/local-infra';
 import { SITE_TREE, startFixtureSite, type FixtureSite } from '@wds/testing';
-import { Client } from 'pg';
 import { WebSocket } from 'ws';
 import { callApi, listenLocal } from './support/http';
 import { startE2eStack, type E2eStack, type StackProcess } from './support/stack-process';
@@ -78,7 +77,7 @@ describe('crawl and map through the stack', () => {
     const { default: Firecrawl } = await import('@mendable/firecrawl-js');
     return new Firecrawl({ apiKey, apiUrl: stack.url });
   };
-  /** A team of the admin API; `flags` are set in the database, as no API sets them. */
+  /** A team of the admin API; `flags` are set through PUT /admin/v1/teams/{teamId}/features. */
   const adminTeam = async (credits: number, flags: { enterprise?: boolean; zdr?: boolean } = {}) => {
     const created = await callApi(stack.url, 'POST', '/admin/v1/teams', {
       key: ADMIN_TOKEN,
@@ -86,18 +85,12 @@ describe('crawl and map through the stack', () => {
     });
     expect(created.status).toBe(201);
     if (flags.enterprise || flags.zdr) {
-      expect(stack.databaseUrl).toBeDefined();
-      const db = new Client({ connectionString: stack.databaseUrl });
-      await db.connect();
-      try {
-        // Before the key's first use, so the gateway's auth cache cannot hold the old flags.
-        await db.query(
-          'UPDATE gateway.teams SET enterprise = $2, zero_data_retention_enabled = $3 WHERE id = $1',
-          [created.body.teamId, flags.enterprise ?? false, flags.zdr ?? false],
-        );
-      } finally {
-        await db.end();
-      }
+      const features = { enterprise: flags.enterprise ?? false, zeroDataRetention: flags.zdr ?? false };
+      const set = await callApi(stack.url, 'PUT', `/admin/v1/teams/${created.body.teamId}/features`, {
+        key: ADMIN_TOKEN,
+        body: features,
+      });
+      expect(set).toMatchObject({ status: 200, body: { success: true, ...features } });
     }
     return created.body.apiKey as string;
   };

@@ -21,11 +21,6 @@ export class StackProcess {
   readonly url: string;
   readonly pids = new Set<number>();
   team: string | undefined;
-  /**
-   * The stack's own PostgreSQL (known once its start line is printed), for what no API sets, such
-   * as a team's enterprise or zero-data-retention flags. Unset when the stack used DATABASE_URL.
-   */
-  databaseUrl: string | undefined;
   private readonly child: ChildProcess;
   private output = '';
   private exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -79,9 +74,6 @@ export class StackProcess {
   private onLine(line: string): void {
     const proc = /^WDS_PROCESS name=\S+ pid=(\d+)$/.exec(line);
     if (proc) this.pids.add(Number(proc[1]));
-    // tools/stack starts PostgreSQL with @wds/local-infra's default user, password and database.
-    const pg = /\| PostgreSQL on 127\.0\.0\.1:(\d+),/.exec(line);
-    if (pg) this.databaseUrl = `postgres://wds:wds@127.0.0.1:${pg[1]}/wds`;
     const ready = /^WDS_READY url=(\S+) team=(\S+)$/.exec(line);
     if (ready) {
       this.team = ready[2];

@@ -3,11 +3,13 @@ import {
   AdminCreateApiKeyRequest,
   AdminCreateTeamRequest,
   AdminCreditsRequest,
+  AdminFeaturesRequest,
   AdminLimitsRequest,
   AdminWebhookSecretRequest,
   type AdminCreateApiKeyResponse,
   type AdminCreateTeamResponse,
   type AdminCreditsResponse,
+  type AdminFeaturesResponse,
   type AdminOkResponse,
 } from '@wds/contracts';
 import { validate } from '../http/validate';
@@ -16,6 +18,7 @@ import { AdjustCredits } from './adjust-credits.usecase';
 import { CreateApiKey } from './create-api-key.usecase';
 import { CreateTeam } from './create-team.usecase';
 import { RevokeApiKey } from './revoke-api-key.usecase';
+import { SetTeamFeatures } from './set-team-features.usecase';
 import { SetTeamLimits } from './set-team-limits.usecase';
 import { SetWebhookSecret } from './set-webhook-secret.usecase';
 
@@ -31,6 +34,7 @@ export class AdminController {
     private readonly revokeApiKey: RevokeApiKey,
     private readonly adjustCredits: AdjustCredits,
     private readonly setLimits: SetTeamLimits,
+    private readonly setFeatures: SetTeamFeatures,
     private readonly setWebhookSecret: SetWebhookSecret,
   ) {}
 
@@ -69,6 +73,13 @@ export class AdminController {
   async limits(@Param('teamId') teamId: string, @Body() body: unknown): Promise<AdminOkResponse> {
     await this.setLimits.execute(teamId, validate(AdminLimitsRequest, body, 'body'));
     return OK;
+  }
+
+  @Put('teams/:teamId/features')
+  @HttpCode(200)
+  async features(@Param('teamId') teamId: string, @Body() body: unknown): Promise<AdminFeaturesResponse> {
+    const flags = await this.setFeatures.execute(teamId, validate(AdminFeaturesRequest, body, 'body'));
+    return { success: true, ...flags };
   }
 
   @Put('teams/:teamId/webhook-secret')

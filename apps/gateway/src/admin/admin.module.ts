@@ -8,6 +8,7 @@ import { AdjustCredits } from './adjust-credits.usecase';
 import { CreateApiKey } from './create-api-key.usecase';
 import { CreateTeam } from './create-team.usecase';
 import { RevokeApiKey } from './revoke-api-key.usecase';
+import { SetTeamFeatures } from './set-team-features.usecase';
 import { SetTeamLimits } from './set-team-limits.usecase';
 import { SetWebhookSecret } from './set-webhook-secret.usecase';
 
@@ -21,6 +22,7 @@ import { SetWebhookSecret } from './set-webhook-secret.usecase';
     RevokeApiKey,
     AdjustCredits,
     SetTeamLimits,
+    SetTeamFeatures,
     SetWebhookSecret,
   ],
 })

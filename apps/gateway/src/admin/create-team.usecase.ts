@@ -22,7 +22,15 @@ export class CreateTeam {
   async execute(cmd: AdminCreateTeamRequest): Promise<{ teamId: string; apiKey: string }> {
     const key = generateApiKey();
     const teamId = await this.db.tx(async (q) => {
-      const id = await this.teams.createTeam({ name: cmd.name, limits: cmd.limits }, q);
+      const id = await this.teams.createTeam(
+        {
+          name: cmd.name,
+          limits: cmd.limits,
+          enterprise: cmd.enterprise,
+          zeroDataRetention: cmd.zeroDataRetention,
+        },
+        q,
+      );
       if (cmd.credits) await this.credits.grant(id, cmd.credits, 'initial credits', creationGrantKey(id));
       await this.teams.insertKey({ prefix: key.prefix, sha256: key.sha256, teamId: id, name: 'initial' }, q);
       return id;

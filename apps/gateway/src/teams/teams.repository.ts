@@ -26,6 +26,13 @@ export interface NewTeam {
   limits?: Partial<TeamLimits>;
   isBootstrap?: boolean;
   webhookSecret?: string;
+  enterprise?: boolean;
+  zeroDataRetention?: boolean;
+}
+
+export interface TeamFeatures {
+  enterprise: boolean;
+  zeroDataRetention: boolean;
 }
 
 /** Teams and API keys in the gateway schema. Methods take an optional runner to join a transaction. */
@@ -73,8 +80,8 @@ export class TeamsRepository {
     const id = randomUUID();
     await q.query(
       `INSERT INTO gateway.teams (id, name, is_bootstrap, webhook_secret, requests_per_minute, max_concurrency,
-                                  max_browser_sessions)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+                                  max_browser_sessions, enterprise, zero_data_retention_enabled)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
       [
         id,
         team.name,
@@ -83,6 +90,8 @@ export class TeamsRepository {
         team.limits?.requestsPerMinute ?? DEFAULT_TEAM_LIMITS.requestsPerMinute,
         team.limits?.maxConcurrency ?? DEFAULT_TEAM_LIMITS.maxConcurrency,
         team.limits?.maxBrowserSessions ?? DEFAULT_TEAM_LIMITS.maxBrowserSessions,
+        team.enterprise ?? false,
+        team.zeroDataRetention ?? false,
       ],
     );
     return id;
@@ -136,6 +145,20 @@ export class TeamsRepository {
       ],
     );
     return (res.rowCount ?? 0) > 0;
+  }
+
+  /** Sets the given flags and keeps the others; the team's resulting flags, undefined when it does not exist. */
+  async updateFeatures(teamId: string, features: Partial<TeamFeatures>): Promise<TeamFeatures | undefined> {
+    const { rows } = await this.db.query<{ enterprise: boolean; zero_data_retention_enabled: boolean }>(
+      `UPDATE gateway.teams SET
+         enterprise = COALESCE($2, enterprise),
+         zero_data_retention_enabled = COALESCE($3, zero_data_retention_enabled)
+       WHERE id = $1
+       RETURNING enterprise, zero_data_retention_enabled`,
+      [teamId, features.enterprise ?? null, features.zeroDataRetention ?? null],
+    );
+    const r = rows[0];
+    return r && { enterprise: r.enterprise, zeroDataRetention: r.zero_data_retention_enabled };
   }
 
   async setWebhookSecret(teamId: string, secret: string, q: Queryable = this.db): Promise<boolean> {

@@ -81,6 +81,17 @@ describe('buildOpenApiDocument', () => {
     });
   });
 
+  it("lists the admin route that sets a team's features", () => {
+    const op = doc.paths['/admin/v1/teams/{teamId}/features']?.put as any;
+    expect(op).toMatchObject({ operationId: 'adminSetFeatures', tags: ['Admin'] });
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '404']));
+    expect(doc.components.schemas.AdminFeaturesRequest).toMatchObject({
+      type: 'object',
+      properties: { enterprise: { type: 'boolean' }, zeroDataRetention: { type: 'boolean' } },
+      additionalProperties: false,
+    });
+  });
+
   it('documents request defaults and ranges from the zod schemas', () => {
     const scrape = doc.components.schemas.ScrapeRequest as any;
     expect(scrape.properties.timeout).toMatchObject({

@@ -338,6 +338,18 @@ export const OPERATIONS: readonly OperationDef[] = [
   },
   {
     method: 'put',
+    path: '/admin/v1/teams/{teamId}/features',
+    operationId: 'adminSetFeatures',
+    summary: 'Enable or disable enterprise features and zero data retention',
+    tag: 'Admin',
+    security: 'adminToken',
+    pathParams: api.AdminTeamParams,
+    body: n('AdminFeaturesRequest', api.AdminFeaturesRequest),
+    success: ok(n('AdminFeaturesResponse', api.AdminFeaturesResponse)),
+    errors: [400, 403, 404],
+  },
+  {
+    method: 'put',
     path: '/admin/v1/teams/{teamId}/webhook-secret',
     operationId: 'adminSetWebhookSecret',
     summary: 'Set the HMAC secret that signs webhook deliveries',

@@ -7,11 +7,20 @@ export const TeamLimits = z.strictObject({
 });
 export type TeamLimits = z.output<typeof TeamLimits>;
 
+const Enterprise = z
+  .boolean()
+  .describe('Enterprise features of api-v2.md: ignoreRobotsTxt and robotsUserAgent on crawls');
+const ZeroDataRetention = z
+  .boolean()
+  .describe('Lets the team ask for zeroDataRetention on scrapes, crawls and batch scrapes');
+
 /** POST /admin/v1/teams. */
 export const AdminCreateTeamRequest = z.strictObject({
   name: z.string().trim().min(1).max(200),
   credits: z.int().min(0).optional(),
   limits: TeamLimits.optional(),
+  enterprise: Enterprise.default(false),
+  zeroDataRetention: ZeroDataRetention.default(false),
 });
 export type AdminCreateTeamRequest = z.output<typeof AdminCreateTeamRequest>;
 
@@ -49,6 +58,22 @@ export type AdminCreditsResponse = z.output<typeof AdminCreditsResponse>;
 /** PUT /admin/v1/teams/{teamId}/limits. */
 export const AdminLimitsRequest = TeamLimits;
 export type AdminLimitsRequest = TeamLimits;
+
+/** PUT /admin/v1/teams/{teamId}/features: sets the given flags, keeps the others. */
+export const AdminFeaturesRequest = z
+  .strictObject({ enterprise: Enterprise.optional(), zeroDataRetention: ZeroDataRetention.optional() })
+  .refine((f) => f.enterprise !== undefined || f.zeroDataRetention !== undefined, {
+    message: 'At least one of enterprise or zeroDataRetention must be given',
+  });
+export type AdminFeaturesRequest = z.output<typeof AdminFeaturesRequest>;
+
+/** The team's flags after the change. */
+export const AdminFeaturesResponse = z.object({
+  success: z.literal(true),
+  enterprise: z.boolean(),
+  zeroDataRetention: z.boolean(),
+});
+export type AdminFeaturesResponse = z.output<typeof AdminFeaturesResponse>;
 
 /** PUT /admin/v1/teams/{teamId}/webhook-secret. */
 export const AdminWebhookSecretRequest = z.strictObject({ secret: z.string().min(1).max(1000) });
