@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -97,6 +98,23 @@ export class BillingStandIn {
     for (const g of this.grants.values()) if (g.teamId === teamId) sum += g.amount;
     return sum;
   }
+}
+
+/** Billing for a team with plenty of credits: blocks of 100, usage accepted. */
+export function serveBilling(stack: TestStack): void {
+  new BillingStandIn(stack.messaging);
+  stack.messaging.serve(RPC.creditsBlockTake, async (req) => ({
+    reservationId: randomUUID(),
+    granted: Math.max(req.minimum, 100),
+    balance: 1_000_000,
+    expiresAt: Date.now() + 120_000,
+  }));
+  stack.messaging.serve(RPC.creditsUsageReport, async (req) => ({
+    recorded: req.usage.length,
+    used: 0,
+    open: !req.close,
+    expiresAt: Date.now() + 120_000,
+  }));
 }
 
 export interface Answer {

@@ -11,7 +11,7 @@ import {
   type ScrapeRunRequest,
   unpackHitBatch,
 } from '@wds/contracts';
-import { BillingStandIn, call, startGateway, startStack, type TestGateway, type TestStack } from './harness';
+import { call, serveBilling, startGateway, startStack, type TestGateway, type TestStack } from './harness';
 
 jest.setTimeout(60_000);
 
@@ -75,23 +75,6 @@ class ScraperStandIn {
       this.recorded.push(...unpackHitBatch(batch));
     });
   }
-}
-
-/** Billing for a team with plenty of credits: blocks of 100, usage accepted. */
-function serveBilling(stack: TestStack): void {
-  new BillingStandIn(stack.messaging);
-  stack.messaging.serve(RPC.creditsBlockTake, async (req) => ({
-    reservationId: randomUUID(),
-    granted: Math.max(req.minimum, 100),
-    balance: 1_000_000,
-    expiresAt: Date.now() + 120_000,
-  }));
-  stack.messaging.serve(RPC.creditsUsageReport, async (req) => ({
-    recorded: req.usage.length,
-    used: 0,
-    open: !req.close,
-    expiresAt: Date.now() + 120_000,
-  }));
 }
 
 describe('gateway: hot copies of scraper cache entries', () => {

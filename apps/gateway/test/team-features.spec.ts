@@ -6,7 +6,7 @@ import {
   type Document,
   type ScrapeRunRequest,
 } from '@wds/contracts';
-import { BillingStandIn, call, startGateway, startStack, type TestGateway, type TestStack } from './harness';
+import { call, serveBilling, startGateway, startStack, type TestGateway, type TestStack } from './harness';
 
 jest.setTimeout(60_000);
 
@@ -29,19 +29,7 @@ describe('gateway: team features through the admin API', () => {
 
   beforeAll(async () => {
     stack = await startStack();
-    new BillingStandIn(stack.messaging);
-    stack.messaging.serve(RPC.creditsBlockTake, async (req) => ({
-      reservationId: randomUUID(),
-      granted: Math.max(req.minimum, 100),
-      balance: 1_000_000,
-      expiresAt: Date.now() + 120_000,
-    }));
-    stack.messaging.serve(RPC.creditsUsageReport, async (req) => ({
-      recorded: req.usage.length,
-      used: 0,
-      open: !req.close,
-      expiresAt: Date.now() + 120_000,
-    }));
+    serveBilling(stack);
     stack.messaging.serve(CRAWL_RPC.create, async (req) => {
       crawls.push(req);
       return { id: req.crawlId };

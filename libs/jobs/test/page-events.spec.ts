@@ -8,7 +8,6 @@ import {
   CRAWL_WORK,
   EVENTS,
   ErrorCode,
-  RPC,
   SCRAPE_RPC,
   STREAMS,
   ServiceError,
@@ -21,7 +20,7 @@ import { startNats, type RunningServer } from '@wds/local-infra';
 import { Messaging } from '@wds/messaging';
 import { createTestDatabase } from '@wds/testing';
 import { JobQueries, JobRuntime, stableUuid, type JobPageEvents, type NewJob } from '../src';
-import { MIGRATIONS, SQL_DIR, logger } from './support/two-services';
+import { MIGRATIONS, SQL_DIR, logger, serveFakeBilling } from './support/two-services';
 
 const FAILED_PAGE = 'The page answered HTTP 500';
 const BROKE = 'team-without-credits';
@@ -55,21 +54,7 @@ describe('job events of pages and failed jobs', () => {
 
     backend = await Messaging.connect({ servers: nats.url, name: 'fake-backend', logger });
     await backend.ensureStreams([STREAMS.WDS_WORK_V1, STREAMS.WDS_EVENTS_V1, STREAMS.WDS_DLQ_V1]);
-    backend.serve(RPC.creditsBlockTake, async (req) => {
-      if (req.teamId === BROKE) throw new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, 'no credits left');
-      return {
-        reservationId: randomUUID(),
-        granted: req.amount,
-        balance: 1_000_000,
-        expiresAt: Date.now() + 120_000,
-      };
-    });
-    backend.serve(RPC.creditsUsageReport, async (req) => ({
-      recorded: 0,
-      used: 0,
-      open: !req.close,
-      expiresAt: Date.now() + 120_000,
-    }));
+    serveFakeBilling(backend, new Set([BROKE]));
     backend.serve(SCRAPE_RPC.run, async (req) => {
       const url = req.options.url;
       if (new URL(url).pathname.startsWith('/fail/'))

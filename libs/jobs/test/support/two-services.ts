@@ -8,9 +8,11 @@ import {
   CRAWL_CONSUMERS,
   CRAWL_WORK,
   EVENTS,
+  ErrorCode,
   RPC,
   SCRAPE_RPC,
   STREAMS,
+  ServiceError,
   type JobEvent,
 } from '@wds/contracts';
 import { Database, runMigrations } from '@wds/database';
@@ -101,6 +103,28 @@ export interface TwoServices {
 }
 
 /**
+ * Billing that grants every credit block asked for and accepts usage; teams in `broke` are refused
+ * with INSUFFICIENT_CREDITS.
+ */
+export function serveFakeBilling(backend: Messaging, broke: ReadonlySet<string> = new Set()): void {
+  backend.serve(RPC.creditsBlockTake, async (req) => {
+    if (broke.has(req.teamId)) throw new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, 'no credits left');
+    return {
+      reservationId: randomUUID(),
+      granted: req.amount,
+      balance: 1_000_000,
+      expiresAt: Date.now() + 120_000,
+    };
+  });
+  backend.serve(RPC.creditsUsageReport, async (req) => ({
+    recorded: 0,
+    used: 0,
+    open: !req.close,
+    expiresAt: Date.now() + 120_000,
+  }));
+}
+
+/**
  * A private nats-server and a fresh database with two job schemas migrated from libs/jobs/sql, a
  * crawl-kind and a batch-kind service each with its own connection, PageRunner and TeamWake (as
  * the crawler and batch processes have), the fake scraper and billing, and the job events.
@@ -121,18 +145,7 @@ export async function startTwoServices(): Promise<TwoServices> {
   const site = new FakeSite();
   const backend = await Messaging.connect({ servers: nats.url, name: 'fake-backend', logger });
   await backend.ensureStreams([STREAMS.WDS_WORK_V1, STREAMS.WDS_EVENTS_V1, STREAMS.WDS_DLQ_V1]);
-  backend.serve(RPC.creditsBlockTake, async (req) => ({
-    reservationId: randomUUID(),
-    granted: req.amount,
-    balance: 1_000_000,
-    expiresAt: Date.now() + 120_000,
-  }));
-  backend.serve(RPC.creditsUsageReport, async (req) => ({
-    recorded: 0,
-    used: 0,
-    open: !req.close,
-    expiresAt: Date.now() + 120_000,
-  }));
+  serveFakeBilling(backend);
   backend.serve(SCRAPE_RPC.run, async (req) => {
     await site.fetch(req.teamId, req.options.url);
     return {
@@ -165,7 +178,7 @@ export async function startTwoServices(): Promise<TwoServices> {
     const jobEvents = new JobEvents(messaging, kind);
     const subject = kind === 'crawl' ? CRAWL_WORK.page : BATCH_WORK.page;
     const dispatcher = new PageDispatcher(messaging, subject, kind);
-    const runner = new PageRunner(messaging, store, logger, {
+    const runner = new PageRunner(messaging, store, jobEvents, logger, {
       jobKind: kind,
       endpoint: kind === 'crawl' ? 'crawl' : 'batch_scrape',
       subject,
