@@ -50,7 +50,7 @@ export class JobRuntime {
     });
     this.events = new JobEvents(messaging, kind, { pageEvents: opts.pageEvents ?? 'webhook' });
     this.dispatcher = new PageDispatcher(messaging, opts.runner.subject, kind);
-    this.runner = new PageRunner(messaging, this.store, logger, { ...opts.runner, events: this.events });
+    this.runner = new PageRunner(messaging, this.store, this.events, logger, opts.runner);
     const { reseed, ...timings } = opts.watchdog;
     this.watchdog = new JobWatchdog(this.store, this.dispatcher, this.events, logger, {
       ...timings,

@@ -19,7 +19,7 @@ import {
 import { CreditBlocks, type CreditHold } from '@wds/credits';
 import type { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
-import { JobEvents } from './job-events';
+import type { JobEvents } from './job-events';
 import type { JobStore } from './job-store';
 import type { JobRow, PageCandidate } from './job.types';
 import { PageDispatcher } from './page-dispatcher';
@@ -61,8 +61,6 @@ export interface PageRunnerOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Names this process in billing's journal of credit blocks (default `<kind>-pages/<host>-<pid>`). */
   creditHolder?: string;
-  /** The service's events (its page-event setting); default: page events only when a webhook wants them. */
-  events?: JobEvents;
 }
 
 /**
@@ -71,7 +69,6 @@ export interface PageRunnerOptions {
  * document and the pages it leads to in one transaction, publish the next tasks and the events.
  */
 export class PageRunner {
-  private readonly events: JobEvents;
   /** Page credits come from blocks of the team's credits held here, not two billing calls per page. */
   private readonly credits: CreditBlocks;
   private readonly dispatcher: PageDispatcher;
@@ -86,10 +83,11 @@ export class PageRunner {
   constructor(
     private readonly messaging: Messaging,
     private readonly store: JobStore,
+    /** The service's job events (its page-event setting), shared with its watchdog. */
+    private readonly events: JobEvents,
     private readonly logger: Logger,
     private readonly opts: PageRunnerOptions,
   ) {
-    this.events = opts.events ?? new JobEvents(messaging, opts.jobKind);
     this.credits = new CreditBlocks(messaging, logger, {
       holder: opts.creditHolder ?? `${opts.jobKind}-pages/${hostname()}-${process.pid}`,
     });
