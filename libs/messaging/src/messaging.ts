@@ -111,14 +111,27 @@ export class Messaging {
       try {
         await this.jsm.streams.info(def.name);
       } catch (err) {
-        if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound) {
+        if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;
+        try {
           await this.jsm.streams.add(config);
           continue;
+        } catch (addErr) {
+          // Another process starting at the same moment created it first (the server then answers
+          // "subjects overlap" or "name in use"): update it like any existing stream.
+          if (!(await this.streamExists(def.name))) throw addErr;
         }
-        throw err;
       }
       const { name, ...update } = config;
       await this.jsm.streams.update(name, update);
+    }
+  }
+
+  private async streamExists(name: string): Promise<boolean> {
+    try {
+      await this.jsm.streams.info(name);
+      return true;
+    } catch {
+      return false;
     }
   }
 

@@ -93,6 +93,30 @@ describe('Messaging on JetStream (real NATS)', () => {
     await m.ensureStreams([WORK]);
   });
 
+  it('ensureStreams updates a stream another process created between its check and its create', async () => {
+    const def: StreamDef = { ...WORK, name: `T_LATE_${id}`, subjects: [`t${id}.late.>`] };
+    const other = await Messaging.connect({ servers: nats.url, name: 'other-replica', logger });
+    const late = await Messaging.connect({ servers: nats.url, name: 'late-replica', logger });
+    try {
+      // The genuine "not found" answer, then the other replica (an older release: another max age)
+      // creates the stream before this one's create arrives, which the server then refuses.
+      const notFound = await late.jsm.streams.info(def.name).catch((e: unknown) => e);
+      const info = late.jsm.streams.info.bind(late.jsm.streams);
+      let first = true;
+      late.jsm.streams.info = async (name, opts) => {
+        if (!first || name !== def.name) return info(name, opts);
+        first = false;
+        await other.ensureStreams([{ ...def, maxAgeMs: 90_000 }]);
+        throw notFound;
+      };
+      await late.ensureStreams([def]);
+      expect((await m.jsm.streams.info(def.name)).config.max_age).toBe(def.maxAgeMs * 1_000_000);
+    } finally {
+      await other.drain();
+      await late.drain();
+    }
+  });
+
   it('refuses to publish an invalid payload or a subject outside the definition', async () => {
     await expect(m.publish(Task, { n: 1.5 }, { subject: `t${id}.work.a` })).rejects.toThrow(/\bn\b/);
     await expect(m.publish(Task, { n: 1 }, { subject: `other.${id}` })).rejects.toThrow(
