@@ -34,6 +34,8 @@ async function main() {
     chromium: true,
     // The browser suites drive a real Chromium: a test run without it must fail here, clearly.
     chromiumRequired: true,
+    // The e2e suites drive the official Python SDK from a venv (apps/e2e/test/support/python-sdk.ts).
+    python: true,
   });
 
   const runId = crypto.randomBytes(8).toString('hex');

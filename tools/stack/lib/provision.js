@@ -102,13 +102,22 @@ function withServiceStartsDisabled(fn) {
   }
 }
 
+/** Whether `python3 -m venv` can create a venv with pip (Debian splits ensurepip into python3-venv). */
+function hasPythonVenv() {
+  const res = spawnSync('python3', ['-c', 'import ensurepip, venv'], { stdio: 'ignore' });
+  return res.status === 0;
+}
+
 /**
  * Installs the Debian packages for the servers the run needs and does not find. Chromium is
  * wanted for browser work, but a start without it is still useful: its failure only warns.
  * Throws with an actionable message when something required is missing and cannot be installed.
  */
-function provisionSystem({ nats, postgres, chromium, chromiumRequired = false }) {
+function provisionSystem({ nats, postgres, chromium, chromiumRequired = false, python = false }) {
   const wanted = [];
+  // The tests drive the official Python SDK from a venv they create (apps/e2e/test/support/python-sdk.ts).
+  if (python && !hasPythonVenv())
+    wanted.push({ pkg: 'python3-venv', required: true, present: hasPythonVenv });
   if (nats && !findNats()) wanted.push({ pkg: 'nats-server', required: true, present: findNats });
   if (postgres && !findPostgres()) wanted.push({ pkg: 'postgresql', required: true, present: findPostgres });
   if (chromium && !findChromium())
