@@ -24,6 +24,20 @@ export interface CreditBlocksOptions {
 }
 
 /** Credits held for one piece of work, from a block this process holds. */
+/** What a piece of work's usage is recorded under: its idempotency key, endpoint and API key. */
+export interface UsageLabel {
+  key: string;
+  endpoint: ActivityEndpoint;
+  /** Public lookup prefix of the API key used (usage per key); jobs' pages may leave it out. */
+  apiKey?: string;
+}
+
+function entryOf(usage: UsageLabel, amount: number): CreditUsage {
+  const entry: CreditUsage = { key: usage.key, amount, endpoint: usage.endpoint };
+  if (usage.apiKey !== undefined) entry.apiKey = usage.apiKey;
+  return entry;
+}
+
 export interface CreditHold {
   readonly teamId: string;
   readonly amount: number;
@@ -130,8 +144,8 @@ export class CreditBlocks {
    * Records what the held work cost under `key` (charged once per team and key); reported with
    * the next batch, within `flushIntervalMs`.
    */
-  settle(hold: CreditHold, actual: number, usage: { key: string; endpoint: ActivityEndpoint }): void {
-    if (this.record(hold, { key: usage.key, amount: actual, endpoint: usage.endpoint })) this.scheduleFlush();
+  settle(hold: CreditHold, actual: number, usage: UsageLabel): void {
+    if (this.record(hold, entryOf(usage, actual))) this.scheduleFlush();
   }
 
   /**
@@ -140,13 +154,8 @@ export class CreditBlocks {
    * is on record. Rejects with SERVICE_UNAVAILABLE after `timeoutMs`; the usage stays queued and
    * a retry of the work under the same key is charged once.
    */
-  settleRecorded(
-    hold: CreditHold,
-    actual: number,
-    usage: { key: string; endpoint: ActivityEndpoint },
-    timeoutMs = 15_000,
-  ): Promise<void> {
-    const entry: CreditUsage = { key: usage.key, amount: actual, endpoint: usage.endpoint };
+  settleRecorded(hold: CreditHold, actual: number, usage: UsageLabel, timeoutMs = 15_000): Promise<void> {
+    const entry = entryOf(usage, actual);
     const recorded = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.confirms.delete(entry);

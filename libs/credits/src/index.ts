@@ -1,1 +1,2 @@
 export * from './credit-blocks';
+export * from './activity-recorder';

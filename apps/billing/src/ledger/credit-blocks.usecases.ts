@@ -121,15 +121,35 @@ async function insertUsage(
   usage: CreditsUsageReportRequest['usage'],
 ): Promise<number> {
   if (usage.length === 0) return 0;
+  // Also counted per UTC month and API key (usage_monthly), in the same statement: only rows this
+  // report inserted count, so a repeated report changes nothing. Page usage names its job in its
+  // key; without a key of its own it takes the job's (job_keys, from the job's activity event).
   const res = await db.query<{ recorded: string }>(
-    `WITH ins AS (
-       INSERT INTO billing.usage (team_id, usage_key, reservation_id, amount, endpoint)
-       SELECT $1, u.key, $2, u.amount, u.endpoint
-       FROM unnest($3::text[], $4::bigint[], $5::text[]) AS u(key, amount, endpoint)
+    `WITH u AS (
+       SELECT u.key, u.amount, u.endpoint, u.api_key,
+              CASE WHEN split_part(u.key, ':', 1) NOT IN ('idem', 'req') AND split_part(u.key, ':', 3) <> ''
+                   THEN split_part(u.key, ':', 2) END AS job_id
+       FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[]) AS u(key, amount, endpoint, api_key)),
+     ins AS (
+       INSERT INTO billing.usage (team_id, usage_key, reservation_id, amount, endpoint, api_key, job_id)
+       SELECT $1, u.key, $2, u.amount, u.endpoint, COALESCE(u.api_key, jk.api_key), u.job_id
+       FROM u LEFT JOIN billing.job_keys jk ON jk.job_id = u.job_id AND jk.team_id = $1
        ON CONFLICT (team_id, usage_key) DO NOTHING
-       RETURNING amount)
+       RETURNING amount, api_key),
+     mon AS (
+       INSERT INTO billing.usage_monthly (team_id, month, api_key, credits)
+       SELECT $1, date_trunc('month', now() AT TIME ZONE 'UTC')::date, COALESCE(api_key, ''), sum(amount)
+       FROM ins GROUP BY 3 HAVING sum(amount) > 0
+       ON CONFLICT (team_id, month, api_key) DO UPDATE SET credits = billing.usage_monthly.credits + EXCLUDED.credits)
      SELECT COALESCE(sum(amount), 0) AS recorded FROM ins`,
-    [r.teamId, r.id, usage.map((u) => u.key), usage.map((u) => u.amount), usage.map((u) => u.endpoint)],
+    [
+      r.teamId,
+      r.id,
+      usage.map((u) => u.key),
+      usage.map((u) => u.amount),
+      usage.map((u) => u.endpoint),
+      usage.map((u) => u.apiKey ?? null),
+    ],
   );
   return Number(res.rows[0].recorded);
 }

@@ -27,6 +27,15 @@ import { JobEvent } from './job-event';
 import { DLQ_PREFIX, DeadLetter } from './dead-letter';
 import { webhookSecretRpc } from './webhook-secret';
 import { webhookDeliveriesListRpc } from './webhook-deliveries';
+import { ActivityBatch } from './activity';
+import {
+  ActivityListReply,
+  ActivityListRequest,
+  UsageCurrentReply,
+  UsageCurrentRequest,
+  UsageHistoricalReply,
+  UsageHistoricalRequest,
+} from './team-usage';
 
 /*
  * The internal message catalogue.
@@ -79,6 +88,17 @@ export const RPC = {
     CreditsUsageReportRequest,
     CreditsUsageReportReply,
   ),
+  /** A page of a team's recorded activity (newest first, keyset cursor). */
+  activityList: defineRpc('wds.billing.v1.activity.list', BILLING, ActivityListRequest, ActivityListReply),
+  /** A team's balance, granted credits and current period. */
+  usageCurrent: defineRpc('wds.billing.v1.usage.current', BILLING, UsageCurrentRequest, UsageCurrentReply),
+  /** A team's credits and LLM tokens per UTC calendar month, optionally per API key. */
+  usageHistorical: defineRpc(
+    'wds.billing.v1.usage.historical',
+    BILLING,
+    UsageHistoricalRequest,
+    UsageHistoricalReply,
+  ),
   scrapeRun: defineRpc('wds.scraper.v1.scrape.run', SCRAPER, ScrapeRunRequest, ScrapeRunReply),
   scrapeGet: defineRpc('wds.scraper.v1.scrape.get', SCRAPER, ScrapeGetRequest, ScrapeGetReply),
   /** Reads a stored document too large for one message (see `documentRef` of the two above). */
@@ -104,6 +124,13 @@ export const SCRAPE_HITS = defineStreamMessage(
   'wds.scraper.v1.hits',
   STREAMS.WDS_SCRAPE_HITS_V1.name,
   ScrapeHitBatch,
+);
+
+/** Activity events and LLM token usage for billing to record (messages/activity). */
+export const ACTIVITY = defineStreamMessage(
+  'wds.activity.v1.batch',
+  STREAMS.WDS_ACTIVITY_V1.name,
+  ActivityBatch,
 );
 
 /** Job events on WDS_EVENTS_V1. */
@@ -139,6 +166,16 @@ export const CONSUMERS = {
     filterSubject: SCRAPE_HITS.subject,
     ackWaitMs: 30 * SECOND,
     maxDeliver: 10,
+    backoffMs: [SECOND, 5 * SECOND, 30 * SECOND, MINUTE, 5 * MINUTE],
+  },
+  /** Activity and token batches into billing's records: idempotent per event id. */
+  billingActivity: {
+    stream: STREAMS.WDS_ACTIVITY_V1.name,
+    durable: 'billing-activity-v1',
+    filterSubject: ACTIVITY.subject,
+    ackWaitMs: 30 * SECOND,
+    // Redelivered every 5 minutes after the back-off list: about 8 hours of a failing database.
+    maxDeliver: 100,
     backoffMs: [SECOND, 5 * SECOND, 30 * SECOND, MINUTE, 5 * MINUTE],
   },
   /**
@@ -180,6 +217,7 @@ export type StreamPayloadBySubject = {
 export const ALL_RPCS: readonly RpcDef[] = Object.values(RPC);
 export const ALL_STREAM_MESSAGES: readonly StreamMessageDef[] = [
   ...Object.values(WORK),
+  ACTIVITY,
   ...Object.values(EVENTS),
   ...Object.values(DLQ),
 ];

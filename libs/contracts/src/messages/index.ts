@@ -20,3 +20,5 @@ export * from './jobs';
 export * from './crawl';
 export * from './browser-render';
 export * from './batch';
+export * from './activity';
+export * from './team-usage';

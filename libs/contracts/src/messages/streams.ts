@@ -33,6 +33,17 @@ export const STREAMS = {
     maxAgeMs: 7 * DAY,
     duplicateWindowMs: DUPLICATE_WINDOW_MS,
   },
+  /**
+   * Team activity and LLM token usage (messages/activity), until billing has recorded them; a
+   * message is gone once acked. Kept 7 days, so a billing outage of up to a week loses nothing.
+   */
+  WDS_ACTIVITY_V1: {
+    name: 'WDS_ACTIVITY_V1',
+    subjects: ['wds.activity.v1.>'],
+    retention: 'workqueue',
+    maxAgeMs: 7 * DAY,
+    duplicateWindowMs: DUPLICATE_WINDOW_MS,
+  },
   /** Job events (webhook sources), kept for replay and debugging. */
   WDS_EVENTS_V1: {
     name: 'WDS_EVENTS_V1',

@@ -35,6 +35,11 @@ export const CreditUsage = z.object({
   key: z.string().min(1).max(300),
   amount: z.number().int().min(0),
   endpoint: ActivityEndpoint,
+  /**
+   * Public lookup prefix of the API key the work was done for (usage per key). Page usage of a job
+   * (`<kind>:<job id>:<page>`) may leave it out: billing attributes it from the job's activity event.
+   */
+  apiKey: z.string().min(1).max(64).optional(),
 });
 export type CreditUsage = z.output<typeof CreditUsage>;
 
