@@ -1,10 +1,11 @@
-import { ServiceError, type BrowserRenderRequest } from '@wds/contracts';
+import { ServiceError, type Branding, type BrowserRenderRequest } from '@wds/contracts';
 import type { NetworkPolicy } from '@wds/outbound';
 import type { Request, Response } from 'playwright-core';
 import { runActions, type ActionResultsRaw } from './actions-runner';
 import type { ConsentHandler } from './consent';
 import { DEFAULT_VIEWPORT, type StorageState } from './context-options';
 import { sleep, type Deadline } from './deadline';
+import { probeBranding } from './branding/probe-branding';
 import { readHtml } from './dom';
 import type { JobContext } from './job-context';
 import { BLOCKED_HEADER, PROXY_ERROR_HEADER } from './policy-proxy';
@@ -23,6 +24,8 @@ export interface RenderOutcome {
   contentType?: string;
   html: string;
   screenshot?: Capture;
+  /** The branding profile (`branding` format). */
+  branding?: Branding;
   actions: ActionResultsRaw;
   blocked: { policy: number; ads: number };
   /** Consent dialogs answered on the page (blockAds). */
@@ -105,6 +108,7 @@ export class PageRenderer {
     const screenshot = req.screenshot
       ? await takeScreenshot(page, job.cdp, req.screenshot, deadline.budget('screenshot'))
       : undefined;
+    const branding = req.branding ? await probeBranding(job.cdp, deadline.budget('branding')) : undefined;
     const html = await readHtml(job.cdp);
     const storageState = opts.captureStorage ? await context.storageState() : undefined;
     return {
@@ -113,6 +117,7 @@ export class PageRenderer {
       contentType: responseHeaders['content-type'],
       html,
       screenshot,
+      branding,
       actions,
       blocked,
       consent,

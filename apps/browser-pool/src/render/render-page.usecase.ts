@@ -117,6 +117,7 @@ export class RenderPageUseCase {
       screenshot: o.screenshot
         ? await put('screenshot', o.screenshot.contentType, o.screenshot.data)
         : undefined,
+      branding: o.branding,
       actions: {
         screenshots: await Promise.all(
           o.actions.screenshots.map((s) => put('screenshot', s.contentType, s.data)),

@@ -8,9 +8,9 @@ import { ArtifactReader, type StoredArtifact } from './artifact-reader';
 const ArtifactParams = z.object({ id: z.uuid() });
 
 /** Kinds clients may download; rendered content is internal to the scraper. */
-const PUBLIC_KINDS = new Set(['screenshot', 'pdf']);
+const PUBLIC_KINDS = new Set(['screenshot', 'pdf', 'audio', 'video']);
 
-/** GET /v2/artifacts/{id}: a screenshot or PDF of one of the team's scrapes (another team's: 403). */
+/** GET /v2/artifacts/{id}: a screenshot, PDF, audio or video of one of the team's scrapes (another team's: 403). */
 @Injectable()
 export class GetArtifactUseCase {
   constructor(private readonly artifacts: ArtifactReader) {}

@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   cacheHitMetadata,
   ErrorCode,
+  findFormat,
   readsScrapeCache,
   SCRAPE_RPC,
   scrapeCacheKey,
@@ -22,6 +23,16 @@ import { validate } from '../http/validate';
 import { HitRecorder } from './hit-recorder';
 import { HotScrapeCache } from './hot-scrape-cache';
 import { ScrapeDocumentReader } from './scrape-document.reader';
+
+/** Credits a format adds to the page's (the audio and video formats: +4 each, when produced). */
+const MEDIA_SURCHARGE = 4;
+
+function formatSurcharges(o: ScrapeRequest): number {
+  return (
+    (findFormat(o.formats, 'audio') ? MEDIA_SURCHARGE : 0) +
+    (findFormat(o.formats, 'video') ? MEDIA_SURCHARGE : 0)
+  );
+}
 
 /** Time past the scrape's own timeout for the scraper to store and answer. */
 const REPLY_MARGIN_MS = 15_000;
@@ -64,7 +75,8 @@ export class ScrapePageUseCase {
         'Zero data retention is not enabled for this team; contact support to enable it',
       );
     }
-    const estimate = options.proxy === 'basic' && !options.lockdown ? 1 : ENHANCED_ESTIMATE;
+    const estimate =
+      (options.proxy === 'basic' && !options.lockdown ? 1 : ENHANCED_ESTIMATE) + formatSurcharges(options);
     const reservation = await this.credits.reserve({
       req,
       teamId: team.teamId,

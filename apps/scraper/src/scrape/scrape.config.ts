@@ -39,6 +39,12 @@ export const scrapeEnvShape = {
   WDS_ENGINE_WATERFALL_MS: envInt({ min: 0 }).default(8000),
   /** Base URL clients reach the gateway at: screenshot and PDF URLs point there. */
   WDS_PUBLIC_BASE_URL: z.url().default('http://localhost:3002'),
+  /** Largest media file the `audio`/`video` formats download (bytes). */
+  WDS_MEDIA_MAX_BYTES: envInt({ min: 1024 }).default(100 * 1024 * 1024),
+  /** Upper bound of one ffmpeg/ffprobe run for the media formats (ms), within the scrape's timeout. */
+  WDS_MEDIA_PROCESS_MS: envInt({ min: 1000 }).default(120_000),
+  /** Lifetime of stored audio/video artifacts when the scraper creates the artifact bucket. */
+  WDS_ARTIFACT_TTL_HOURS: envInt({ min: 1 }).default(24),
 };
 
 export const ScrapeEnv = z.object(scrapeEnvShape);

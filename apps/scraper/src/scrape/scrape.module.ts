@@ -23,6 +23,12 @@ import { ReadDocumentChunkUseCase } from './use-cases/read-document-chunk.usecas
 import { StoreHitsUseCase } from './use-cases/store-hits.usecase';
 import { PendingHits, StreamPendingHits } from './storage/pending-hits';
 import { RunScrapeUseCase } from './use-cases/run-scrape.usecase';
+import { PageFormats } from './formats/page-formats';
+import { PgSnapshotStore, SnapshotStore } from './formats/change-tracking/snapshot-store';
+import { TrackChangesUseCase } from './formats/change-tracking/track-changes.usecase';
+import { Ffmpeg } from './formats/media/ffmpeg';
+import { ObjectStoreMediaArtifacts } from './formats/media/media-artifacts';
+import { MediaFormats } from './formats/media/media-formats';
 
 const HOUR = 3600 * 1000;
 /** A too-large zero-data-retention document waits this long at most for the gateway to read it. */
@@ -100,6 +106,25 @@ class OutboundLifecycle implements OnApplicationShutdown {
           transientMs: TRANSIENT_DOCUMENT_MS,
         }),
     },
+    { provide: SnapshotStore, inject: [Database], useFactory: (db: Database) => new PgSnapshotStore(db) },
+    {
+      provide: PageFormats,
+      inject: [APP_CONFIG, SnapshotStore, OutboundHttp, Messaging],
+      useFactory: (c: ScrapeEnv, snapshots: SnapshotStore, http: OutboundHttp, messaging: Messaging) =>
+        new PageFormats(
+          new TrackChangesUseCase(snapshots),
+          new MediaFormats(
+            http,
+            new Ffmpeg(),
+            new ObjectStoreMediaArtifacts(messaging, c.WDS_ARTIFACT_TTL_HOURS * HOUR),
+            {
+              maxBytes: c.WDS_MEDIA_MAX_BYTES,
+              processMs: c.WDS_MEDIA_PROCESS_MS,
+              publicBaseUrl: c.WDS_PUBLIC_BASE_URL,
+            },
+          ),
+        ),
+    },
     {
       provide: RunScrapeUseCase,
       inject: [
@@ -110,6 +135,7 @@ class OutboundLifecycle implements OnApplicationShutdown {
         CacheStore,
         DocumentDelivery,
         LOGGER,
+        PageFormats,
       ],
       useFactory: (
         c: ScrapeEnv,
@@ -119,6 +145,7 @@ class OutboundLifecycle implements OnApplicationShutdown {
         cache: CacheStore,
         delivery: DocumentDelivery,
         logger: Logger,
+        formats: PageFormats,
       ) =>
         new RunScrapeUseCase(
           engine,
@@ -132,6 +159,7 @@ class OutboundLifecycle implements OnApplicationShutdown {
             publicBaseUrl: c.WDS_PUBLIC_BASE_URL,
           },
           logger.child({ component: 'scrape' }),
+          formats,
         ),
     },
     {

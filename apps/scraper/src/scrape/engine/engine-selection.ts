@@ -5,13 +5,14 @@ import { BLOCKED_STATUSES, type FetchedPage, type FetchEngine } from './fetch-en
 type Options = ScrapeRunRequest['options'];
 
 /** Request features only a browser can honour at all. */
-const BROWSER_ONLY = new Set(['actions', 'screenshot', 'waitFor', 'profile']);
+const BROWSER_ONLY = new Set(['actions', 'screenshot', 'branding', 'waitFor', 'profile']);
 
 /** Why a request needs the browser: features only it has, or emulation it does better (mobile, location). */
 export function browserReasons(o: Options): string[] {
   const reasons: string[] = [];
   if ((o.actions?.length ?? 0) > 0) reasons.push('actions');
   if (findFormat(o.formats, 'screenshot')) reasons.push('screenshot');
+  if (findFormat(o.formats, 'branding')) reasons.push('branding');
   if (o.waitFor > 0) reasons.push('waitFor');
   if (o.profile) reasons.push('profile');
   if (o.mobile) reasons.push('mobile');
@@ -204,6 +205,7 @@ export class EngineSelector {
             viewport: screenshot.viewport,
           }
         : undefined,
+      branding: findFormat(o.formats, 'branding') !== undefined,
       actions: o.actions ?? [],
       profile: o.profile,
       zeroDataRetention: job.zeroDataRetention,

@@ -1,5 +1,7 @@
 import {
   cacheHitMetadata,
+  findFormat,
+  hasPerRequestFormat,
   normalizeFormats,
   readsScrapeCache,
   SCRAPE_INLINE_MAX_BYTES,
@@ -17,6 +19,7 @@ import type { OutputFormat } from '../document/html-transformer';
 import { buildMetadata } from '../document/metadata';
 import type { EngineSelector, PageOutcome } from '../engine/engine-selection';
 import type { FetchedPage } from '../engine/fetch-engine';
+import type { PageFormats } from '../formats/page-formats';
 import { browserResults } from './browser-results';
 import type { CacheEntry, CacheStore } from '../storage/cache-store';
 import { decodeDocument, encodeDocument } from '../storage/document-codec';
@@ -48,6 +51,7 @@ export class RunScrapeUseCase {
     private readonly delivery: DocumentDelivery,
     private readonly settings: RunScrapeSettings,
     private readonly logger: Logger,
+    private readonly formats: PageFormats,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -56,6 +60,7 @@ export class RunScrapeUseCase {
     const o = cmd.options;
     const unsupported = unsupportedScrapeFeature(o, { browser: this.engines.hasBrowser });
     if (unsupported) throw new ServiceError('BAD_REQUEST', unsupported.message, { field: unsupported.field });
+    this.formats.validate(o);
     // Lockdown is treated as zero data retention: nothing about the request is kept.
     const zdr = cmd.zeroDataRetention === true || o.zeroDataRetention || o.lockdown;
     // The job's fields go on each line rather than into a child logger: one line per page is the
@@ -92,7 +97,7 @@ export class RunScrapeUseCase {
             });
       }
       const credits = o.lockdown ? CREDITS.lockdownHit : entry.contentCredits;
-      return this.fromCache(cmd, zdr, entry, credits, key);
+      return this.fromCache(cmd, zdr, entry, credits, key, started + o.timeout);
     }
 
     // Zero data retention never touches the index; caller headers may change the page, so no shared copy.
@@ -100,7 +105,7 @@ export class RunScrapeUseCase {
     if (readsScrapeCache(o, zdr)) {
       const entry = await this.cache.find({ key, maxAgeMs: o.maxAge });
       if (entry) {
-        return this.fromCache(cmd, zdr, entry, entry.contentCredits, key);
+        return this.fromCache(cmd, zdr, entry, entry.contentCredits, key, started + o.timeout);
       }
     }
 
@@ -115,13 +120,27 @@ export class RunScrapeUseCase {
       throw err;
     }
     const { page, built, outcome } = fetched;
-    const credits = freshScrapeCost(built.content, page.proxyUsed);
-    // Screenshot URLs expire with their artifacts, so such documents are never reused from the cache.
-    const cacheable = !outcome.rendered?.screenshot;
+    const perRequest = hasPerRequestFormat(o.formats);
+    const fetchedAt = new Date(this.now());
+    const extras = perRequest
+      ? await this.formats.perRequest({
+          cmd,
+          zeroDataRetention: zdr,
+          document: built.document,
+          statusCode: page.status,
+          fetchedAt,
+          page,
+          deadline,
+        })
+      : undefined;
+    const credits = freshScrapeCost(built.content, page.proxyUsed) + (extras?.credits ?? 0);
+    // Screenshot and media URLs expire with their artifacts: such documents are never reused from the cache.
+    const cacheable =
+      !outcome.rendered?.screenshot && !findFormat(o.formats, 'audio') && !findFormat(o.formats, 'video');
     let cached: { gz: Buffer; jsonBytes: number; fetchedAt: Date } | undefined;
     let caching: Promise<void> | undefined;
     if (useCache && o.storeInCache && cacheable && page.status >= 200 && page.status < 300) {
-      cached = { ...(await encodeDocument(built.document)), fetchedAt: new Date(this.now()) };
+      cached = { ...(await encodeDocument(built.document)), fetchedAt };
       caching = this.cache.put({
         key,
         url: o.url,
@@ -137,12 +156,14 @@ export class RunScrapeUseCase {
       creditsUsed: credits,
       ...(page.proxyUsed ? { proxyUsed: page.proxyUsed } : {}),
     };
-    const document: Document = {
+    const warning = joinWarnings(outcome.warning, ...(extras?.warnings ?? []));
+    const document: Document = withRequestedFormats(o, {
       ...built.document,
       ...(outcome.rendered ? browserResults(outcome.rendered, this.settings.publicBaseUrl) : {}),
-      ...(outcome.warning ? { warning: outcome.warning } : {}),
+      ...extras?.fields,
+      ...(warning ? { warning } : {}),
       metadata: buildMetadata(built.document.metadata ?? {}, patch),
-    };
+    });
     this.logger.info(
       {
         ...job,
@@ -154,7 +175,13 @@ export class RunScrapeUseCase {
       },
       'page scraped',
     );
-    if (cached && !outcome.rendered && !outcome.warning && cached.jsonBytes <= PATCHED_INLINE_MAX_BYTES) {
+    if (
+      cached &&
+      !outcome.rendered &&
+      !outcome.warning &&
+      !perRequest &&
+      cached.jsonBytes <= PATCHED_INLINE_MAX_BYTES
+    ) {
       // The job row shares the cache entry's gzip (compressed once) and keeps its own metadata beside it.
       const [, delivered] = await Promise.all([
         caching,
@@ -203,10 +230,13 @@ export class RunScrapeUseCase {
       deadline,
     );
     const page = outcome.page;
-    const formats = new Set(
-      normalizeFormats(o.formats)
-        .map((f) => f.type)
-        .filter((t): t is OutputFormat => (OUTPUT_FORMATS as readonly string[]).includes(t)),
+    const formats = this.formats.transformFormats(
+      o,
+      new Set(
+        normalizeFormats(o.formats)
+          .map((f) => f.type)
+          .filter((t): t is OutputFormat => (OUTPUT_FORMATS as readonly string[]).includes(t)),
+      ),
     );
     const built = await withDeadline(
       this.builder.build(page, {
@@ -220,6 +250,9 @@ export class RunScrapeUseCase {
       }),
       deadline - this.now(),
     );
+    // attributes and branding belong to the page: they are part of its cached copy.
+    const pageFields = this.formats.pageFields(o, page, outcome.rendered);
+    if (Object.keys(pageFields).length > 0) built.document = { ...built.document, ...pageFields };
     return { page, built, outcome };
   }
 
@@ -227,13 +260,32 @@ export class RunScrapeUseCase {
     cmd: ScrapeRunRequest,
     zdr: boolean,
     entry: CacheEntry,
-    credits: number,
+    contentCredits: number,
     key: string,
+    deadline: number,
   ): Promise<DeliveredResult> {
     const cached = entry.document ?? (await decodeDocument(entry.documentGz));
+    const perRequest = hasPerRequestFormat(cmd.options.formats);
+    const extras = perRequest
+      ? await this.formats.perRequest({
+          cmd,
+          zeroDataRetention: zdr,
+          document: cached,
+          statusCode: cached.metadata?.statusCode ?? 200,
+          fetchedAt: entry.fetchedAt,
+          deadline,
+        })
+      : undefined;
+    const credits = contentCredits + (extras?.credits ?? 0);
     const patch = cacheHitMetadata(cmd.jobId, entry.fetchedAt.getTime(), credits);
-    const document: Document = { ...cached, metadata: buildMetadata(cached.metadata ?? {}, patch) };
-    if (!zdr && entry.jsonBytes !== undefined && entry.jsonBytes <= PATCHED_INLINE_MAX_BYTES) {
+    const warning = joinWarnings(cached.warning, ...(extras?.warnings ?? []));
+    const document: Document = withRequestedFormats(cmd.options, {
+      ...cached,
+      ...extras?.fields,
+      ...(warning ? { warning } : {}),
+      metadata: buildMetadata(cached.metadata ?? {}, patch),
+    });
+    if (!zdr && !perRequest && entry.jsonBytes !== undefined && entry.jsonBytes <= PATCHED_INLINE_MAX_BYTES) {
       // The usual hit: the job row keeps the cached gzip as it is plus this request's metadata.
       const delivered = await this.delivery.deliverShared({
         teamId: cmd.teamId,
@@ -302,4 +354,22 @@ async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Warnings of the page and of its formats, as the one `warning` string of the document. */
+function joinWarnings(...warnings: (string | undefined)[]): string | undefined {
+  const all = warnings.filter((w): w is string => !!w);
+  return all.length > 0 ? all.join(' ') : undefined;
+}
+
+/** Drops markdown produced only for change tracking's comparison (the caller did not ask for it). */
+function withRequestedFormats(o: ScrapeRunRequest['options'], document: Document): Document {
+  if (
+    document.markdown === undefined ||
+    !findFormat(o.formats, 'changeTracking') ||
+    findFormat(o.formats, 'markdown')
+  )
+    return document;
+  const { markdown: _unrequested, ...rest } = document;
+  return rest;
 }

@@ -45,7 +45,8 @@ const button = z.object({
 
 export const Branding = z.object({
   colorScheme: z.enum(['light', 'dark']).optional(),
-  logo: z.string().nullable().optional(),
+  brandName: z.string().optional(),
+  logo: z.string().optional(),
   colors: z
     .object({
       primary: z.string().optional(),

@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import { normalizeFormats } from './formats';
+import { hasPerRequestFormat } from '../../messages/scrape/features';
 import type { ScrapeRequest } from './scrape-request';
 
 /**
@@ -60,14 +61,15 @@ export function scrapeCacheKey(o: KeyFields): string {
 
 type ReadFields = Pick<
   ScrapeRequest,
-  'zeroDataRetention' | 'lockdown' | 'minAge' | 'maxAge' | 'headers' | 'actions'
+  'zeroDataRetention' | 'lockdown' | 'minAge' | 'maxAge' | 'headers' | 'actions' | 'formats'
 >;
 
 /**
  * Whether a scrape may be answered from a cached copy younger than `maxAge` (the ordinary path;
  * lockdown and minAge are cache-only paths of their own). Never under zero data retention (the
  * index is not touched), never with caller headers or actions (they may change the page, so no
- * shared copy answers them).
+ * shared copy answers them), never for change tracking or media (see `PER_REQUEST_FORMATS`: a
+ * change-tracking scrape compares what the page is now with the team's previous snapshot).
  */
 export function readsScrapeCache(o: ReadFields, zeroDataRetention = false): boolean {
   return (
@@ -77,7 +79,8 @@ export function readsScrapeCache(o: ReadFields, zeroDataRetention = false): bool
     o.minAge === undefined &&
     o.maxAge > 0 &&
     Object.keys(o.headers ?? {}).length === 0 &&
-    (o.actions?.length ?? 0) === 0
+    (o.actions?.length ?? 0) === 0 &&
+    !hasPerRequestFormat(o.formats)
   );
 }
 

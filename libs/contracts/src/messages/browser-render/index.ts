@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Location } from '../../api/common/location';
 import { MAX_ACTIONS, PageAction } from '../../api/scrape/actions';
+import { Branding } from '../../api/scrape/document';
 import { Viewport } from '../../api/scrape/formats';
 import { BrowserProfile } from '../../api/scrape/scrape-request';
 import { defineRpc } from '../define';
@@ -13,8 +14,11 @@ import { defineRpc } from '../define';
 /** JetStream object store bucket of screenshots, PDFs and large rendered content; keyed by uuid. */
 export const ARTIFACTS_BUCKET = 'wds-artifacts';
 
-/** Kinds of stored artifacts; `content` is gzip JSON of {@link RenderedContent} (never served publicly). */
-export const ArtifactKind = z.enum(['screenshot', 'pdf', 'content']);
+/**
+ * Kinds of stored artifacts; `content` is gzip JSON of {@link RenderedContent} (never served publicly);
+ * `audio`/`video` are the scraper's media formats.
+ */
+export const ArtifactKind = z.enum(['screenshot', 'pdf', 'content', 'audio', 'video']);
 export type ArtifactKind = z.output<typeof ArtifactKind>;
 
 /** Metadata stored on every artifact object: the owning team decides who may read it. */
@@ -56,6 +60,8 @@ export const BrowserRenderRequest = z.object({
   /** Budget of the whole render in the pool (navigation, waits, actions, artifacts). */
   timeoutMs: z.int().min(500).max(300_000),
   screenshot: ScreenshotOptions.optional(),
+  /** Compute the page's branding profile from the rendered page (the `branding` format). */
+  branding: z.boolean().default(false),
   actions: z.array(PageAction).max(MAX_ACTIONS).default([]),
   profile: BrowserProfile.optional(),
   /** Nothing about the request is kept (no replay context). */
@@ -86,6 +92,8 @@ export const BrowserRenderReply = z
     content: RenderedContent.optional(),
     contentArtifact: z.uuid().optional(),
     screenshot: Artifact.optional(),
+    /** The branding profile, when asked for. */
+    branding: Branding.optional(),
     actions: z.object({
       screenshots: z.array(Artifact),
       javascriptReturns: z.array(z.object({ type: z.string(), value: z.unknown() })),

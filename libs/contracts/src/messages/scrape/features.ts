@@ -7,18 +7,27 @@ export const FETCH_ENGINE_FORMATS = ['markdown', 'html', 'rawHtml', 'links', 'im
 const FORMAT_NEEDS: Record<string, 'a browser' | 'an LLM'> = {
   screenshot: 'a browser',
   branding: 'a browser',
-  audio: 'a browser',
-  video: 'a browser',
-  attributes: 'a browser',
   json: 'an LLM',
   summary: 'an LLM',
-  changeTracking: 'an LLM',
   question: 'an LLM',
   highlights: 'an LLM',
 };
 
 /** Formats the browser engine (browser-pool) produces. */
-export const BROWSER_ENGINE_FORMATS = ['screenshot'] as const;
+export const BROWSER_ENGINE_FORMATS = ['screenshot', 'branding'] as const;
+
+/**
+ * Formats the scraper computes per request, after the page is obtained: never answered from a copy
+ * of a cache entry (change tracking compares with the team's previous snapshot; media artifacts expire).
+ */
+export const PER_REQUEST_FORMATS = ['changeTracking', 'audio', 'video'] as const;
+
+/** Whether the request asks for a format of {@link PER_REQUEST_FORMATS}. */
+export function hasPerRequestFormat(formats: Parameters<typeof normalizeFormats>[0] | undefined): boolean {
+  return normalizeFormats(formats ?? []).some((f) =>
+    (PER_REQUEST_FORMATS as readonly string[]).includes(f.type),
+  );
+}
 
 type FeatureFields = Pick<ScrapeRequest, 'formats' | 'actions' | 'waitFor' | 'profile' | 'onlyCleanContent'>;
 
@@ -37,7 +46,9 @@ export function unsupportedScrapeFeature(
   caps: ScrapeCapabilities = {},
 ): { field: string; message: string } | undefined {
   for (const f of normalizeFormats(o.formats)) {
-    const needs = FORMAT_NEEDS[f.type];
+    // Change tracking compares snapshots deterministically; only its `json` mode asks a model.
+    const needs =
+      f.type === 'changeTracking' ? (f.modes?.includes('json') ? 'an LLM' : undefined) : FORMAT_NEEDS[f.type];
     if (caps.browser && (BROWSER_ENGINE_FORMATS as readonly string[]).includes(f.type)) continue;
     if (needs) {
       return {
