@@ -122,6 +122,9 @@ function provisionSystem({ nats, postgres, chromium, chromiumRequired = false, p
   if (postgres && !findPostgres()) wanted.push({ pkg: 'postgresql', required: true, present: findPostgres });
   if (chromium && !findChromium())
     wanted.push({ pkg: 'chromium', required: chromiumRequired, present: findChromium });
+  // The scraper's audio/video formats run ffmpeg/ffprobe (audio to MP3, media checks).
+  if (chromium && !findBinary('ffmpeg'))
+    wanted.push({ pkg: 'ffmpeg', required: chromiumRequired, present: () => Boolean(findBinary('ffmpeg')) });
   // The browser-pool prefers these when present (see apps/browser-pool/README.md): the headless
   // shell halves the memory and CPU per page; the uBlock package ships EasyList and EasyPrivacy.
   if (chromium) {
