@@ -11,8 +11,7 @@ const path = require('node:path');
 const zlib = require('node:zlib');
 const { spawnSync } = require('node:child_process');
 const { performance } = require('node:perf_hooks');
-const { markdownToPlain } = require('./markdown-plain');
-const { matchCounts, precision, recall, aggregate } = require('./shingles');
+const { runHeldOut } = require('../../libs/transform/test/held-out/held-out');
 
 const DATA = process.env.AEB_DIR ?? '/work/shared/data/article-extraction-benchmark';
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -41,12 +40,26 @@ function loadPages() {
   }));
 }
 
+function heldOut(transform) {
+  const { pages, overall } = runHeldOut(transform);
+  out('held-out pages (other page types, hand-marked; libs/transform/test/held-out):');
+  out('| page | precision | recall |');
+  out('|---|---|---|');
+  for (const p of pages) out(`| ${p.file} | ${p.precision.toFixed(3)} | ${p.recall.toFixed(3)} |`);
+  out(
+    `| **mean** (F1 ${overall.f1.toFixed(3)}) | ${overall.precision.toFixed(3)} | ${overall.recall.toFixed(3)} |`,
+  );
+  out('');
+}
+
 function main() {
+  heldOut(require('@wds/transform'));
   if (!fs.existsSync(path.join(DATA, 'ground-truth.json'))) {
     out(`main-content benchmark skipped: no Article Extraction Benchmark data in ${DATA} (set AEB_DIR)`);
     return;
   }
-  const { transformHtml } = require('@wds/transform');
+  const transform = require('@wds/transform');
+  const { transformHtml, markdownToPlain, matchCounts, precision, recall, aggregate } = transform;
   const pages = loadPages();
   const formats = new Set(['markdown']);
   const run = (p) => transformHtml(p.html, { url: p.url, formats, onlyMainContent: true }).markdown ?? '';

@@ -14,6 +14,8 @@ export const enum F {
   HasTable = 16,
   /** A descendant is an h1. */
   HasH1 = 32,
+  /** Named like a non-content container (comments, related, byline...): set by the content scorer. */
+  Negative = 64,
 }
 
 export type Child = El | string;
@@ -33,6 +35,10 @@ export class El {
   linkLen = 0;
   /** Text of removed descendants, filled in by the main-content filter. */
   removedLen = 0;
+  /** Content scorer: subtree value (prose for, boilerplate against) and good prose characters. */
+  score = 0;
+  good = 0;
+  prose = 0;
 
   constructor(
     readonly tag: string,

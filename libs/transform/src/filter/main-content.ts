@@ -1,5 +1,6 @@
 import { El, F } from '../dom/node';
 import { T } from '../dom/tags';
+import { selectContent } from './content-score';
 
 const enum Kind {
   None = 0,
@@ -158,7 +159,17 @@ export function filterMainContent(roots: El[], opts: MainContentOptions): El[] {
   }
 
   let result = roots;
-  if (opts.narrow && scope !== null && protectedEls.length > 0) {
+  const selected = opts.narrow && scope !== null ? selectContent(scope) : null;
+  if (selected !== null && selected.root !== scope) {
+    const target = selected.root;
+    result = [target];
+    if (!(target.flags & F.HasH1)) {
+      const title = found.h1s.find(
+        (h) => h.idx < target.idx && !h.underFlag(F.Removed) && h.textLen > 0 && !h.isInside(target),
+      );
+      if (title !== undefined) result = [title, target];
+    }
+  } else if (opts.narrow && scope !== null && protectedEls.length > 0) {
     const target = commonAncestor(protectedEls);
     // "Not tiny vs the body text": a small <main> around a teaser is no reason to drop the rest.
     if (target !== scope && target.isInside(scope) && kept(target) >= kept(scope) * 0.25) {

@@ -1,0 +1,383 @@
+import { El, F } from '../dom/node';
+import { T } from '../dom/tags';
+
+/**
+ * Content scoring over the parsed tree (after the boilerplate filter), in the spirit of Readability's
+ * and trafilatura's node scoring and jusText's context-sensitive block classification, but computed in
+ * a few linear passes over our single-pass tree:
+ *
+ * 1. Blocks: every block-level element's own inline text (text not inside a nested block) with its
+ *    link text. A block is *good* when it carries enough non-link prose, *linky* when most of its text
+ *    is link text.
+ * 2. Class/id weights: containers named like comments, related/recommended lists, promos, bylines,
+ *    author bios, tags, captions... count their blocks as boilerplate, unless the container holds most
+ *    of the page's good prose (a class word on a wrapper is then a false positive).
+ * 3. The content root is the element maximising "good prose minus boilerplate" over its subtree, so
+ *    siblings that both carry prose merge under their parent while a sidebar or teaser list does not
+ *    pay for itself.
+ * 4. Inside the root: the negative-weight containers are dropped, and the run of blocks before the
+ *    first and after the last good block is trimmed (bylines, dates, share rows, tag lists, "read
+ *    more" links), keeping a heading or short sentence that directly leads into or closes the prose.
+ */
+
+/** Non-link characters for a block to count as prose on its own. */
+const GOOD_TEXT = 80;
+/** Link-text share above which a block is navigation-like. */
+const LINKY = 0.5;
+/** A good block may carry some inline links (citations), up to this share. */
+const GOOD_MAX_LINK = 0.35;
+/** Fixed cost per boilerplate block: fragmented chrome (teaser lists, link rows) does not pay for itself. */
+const BLOCK_COST = 10;
+/** Weight of link text and of text in negative-named containers against a root. */
+const LINK_WEIGHT = 0.5;
+const NEG_WEIGHT = 0.5;
+/** Shortest run of prose that counts for a root. */
+const MIN_TEXT = 25;
+/** Minimum candidate score of a sibling merged into the content root. */
+const PROSE_SIBLING = 60;
+/** Link density above which a sibling is a link list, not content. */
+const SIBLING_MAX_LINK = 0.3;
+/** How many levels above the best candidate (or the last merge) siblings are looked for. */
+const MERGE_LEVELS = 6;
+/** Below this much good prose in the best root the page is not prose-like (listing, form, gallery). */
+const MIN_GOOD_TOTAL = 200;
+
+// Class/id words (whole hyphen/underscore/camelCase-separated tokens or their prefixes) of containers
+// that hold something other than the main text.
+const NEGATIVE =
+  /(?:^|[^a-z])(?:comment|disqus|respond|related|recommend|promo|outbrain|taboola|newsletter|subscri|byline|author|bio|meta|tags|tag-?list|tagged|categor|share|sharing|social|sponsor|popular|trending|most-?read|more-?stories|read-?more|readmore|also-?read|caption|credit|signup|sign-?up|paywall|teaser|recirc|upsell|rating|pagination|pager|breadcrumb|footnote-?ref|print|toolbar|dateline|timestamp|published|posted|ad|ads|advert|footer)(?=$|[^a-z])/i;
+
+const enum Kind {
+  Good = 1,
+  Linky = 2,
+  Short = 3,
+}
+
+interface Block {
+  el: El;
+  text: number;
+  link: number;
+  /** The block's own text ends a sentence. */
+  sentence: boolean;
+  kind: Kind;
+}
+
+class Collector {
+  readonly blocks: Block[] = [];
+  private cur: Block | null = null;
+
+  constructor(private readonly src: (el: El) => void) {}
+
+  /** Collects the blocks under `el` (not removed) in document order. */
+  walk(el: El, inLink: boolean): void {
+    const isBlock = (el.flags & F.Block) !== 0;
+    const outer = this.cur;
+    if (isBlock) {
+      this.cur = { el, text: 0, link: 0, sentence: false, kind: Kind.Short };
+      this.blocks.push(this.cur);
+    }
+    const link = inLink || el.tag === 'a';
+    const ch = el.children;
+    for (let i = 0; i < ch.length; i++) {
+      const c = ch[i];
+      if (typeof c === 'string') {
+        const b = this.cur;
+        if (b === null) continue;
+        const n = visibleLength(c);
+        if (n === 0) continue;
+        b.text += n;
+        if (link) b.link += n;
+        b.sentence = endsSentence(c);
+      } else if (!(c.flags & F.Removed) && !(c.traits & T.NoMarkdown)) {
+        if (c.attrs !== null && isHidden(c)) {
+          c.flags |= F.Removed;
+          continue;
+        }
+        this.src(c);
+        this.walk(c, link);
+      }
+    }
+    if (isBlock) this.cur = outer;
+  }
+}
+
+/** Not displayed: the `hidden` attribute or an inline `display:none`/`visibility:hidden` style. */
+function isHidden(el: El): boolean {
+  if (el.rawAttr('hidden') !== undefined) return true;
+  const style = el.rawAttr('style');
+  return style !== undefined && HIDDEN_STYLE.test(style);
+}
+
+const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)/i;
+
+function visibleLength(s: string): number {
+  let n = 0;
+  let ws = true;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13 || c === 12) {
+      if (!ws) n++;
+      ws = true;
+    } else {
+      n++;
+      ws = false;
+    }
+  }
+  return n;
+}
+
+function endsSentence(s: string): boolean {
+  for (let i = s.length - 1; i >= 0; i--) {
+    const c = s.charCodeAt(i);
+    if (c <= 32) continue;
+    // . ! ? : " ' ) ” ’ » … 。
+    return (
+      c === 46 ||
+      c === 33 ||
+      c === 63 ||
+      c === 34 ||
+      c === 39 ||
+      c === 41 ||
+      c === 0x201d ||
+      c === 0x2019 ||
+      c === 0xbb ||
+      c === 0x2026 ||
+      c === 0x3002
+    );
+  }
+  return false;
+}
+
+function classify(b: Block): Kind {
+  const prose = b.text - b.link;
+  if (b.text > 0 && b.link / b.text > LINKY) return Kind.Linky;
+  if (prose >= GOOD_TEXT && b.link / b.text <= GOOD_MAX_LINK) return Kind.Good;
+  return Kind.Short;
+}
+
+function classAndId(el: El): string | undefined {
+  const attrs = el.attrs;
+  if (attrs === null) return undefined;
+  let cls: string | undefined;
+  let id: string | undefined;
+  for (let i = 0; i < attrs.length; i += 2) {
+    const name = attrs[i];
+    if (name === 'class') cls = attrs[i + 1];
+    else if (name === 'id') id = attrs[i + 1];
+  }
+  if (cls === undefined) return id;
+  return id === undefined ? cls : `${cls} ${id}`;
+}
+
+/** Splits camelCase so that `commentList` reads as `comment-List`. */
+function words(s: string): string {
+  return s.replace(/([a-z])([A-Z])/g, '$1-$2');
+}
+
+/** The negative class/id word of `el` (lower-cased), or undefined. */
+function negativeWord(el: El): string | undefined {
+  if (el.traits & T.NotBoilerplate) return undefined;
+  const s = classAndId(el);
+  if (s === undefined) return undefined;
+  const m = NEGATIVE.exec(words(s));
+  return m === null ? undefined : m[0].replace(/^[^a-zA-Z]/, '').toLowerCase();
+}
+
+export interface ContentSelection {
+  /** The element whose subtree is the main content. */
+  root: El;
+}
+
+/**
+ * Scores the kept tree under `scope` and marks what is not main content as removed. Returns the
+ * content root, or null (nothing changed) when the page has too little prose to judge.
+ */
+export function selectContent(scope: El): ContentSelection | null {
+  const negatives = new Map<El, string>();
+  const collector = new Collector((el) => {
+    const w = negativeWord(el);
+    if (w !== undefined) negatives.set(el, w);
+  });
+  collector.walk(scope, false);
+  const blocks = collector.blocks;
+  if (blocks.length === 0) return null;
+
+  // Good prose per element (subtree sums), to vet the class-word matches against.
+  let goodTotal = 0;
+  for (const b of blocks) b.kind = classify(b);
+  for (const b of blocks) {
+    if (b.kind !== Kind.Good) continue;
+    const v = b.text - b.link;
+    goodTotal += v;
+    for (let p: El | null = b.el; p !== null; p = p.parent) {
+      p.good += v;
+      if (p === scope) break;
+    }
+  }
+  if (goodTotal < MIN_GOOD_TOTAL) return null;
+
+  // A class word on a container holding most of the prose is a false positive (`post-has-comments`),
+  // and so is a word shared by the containers that together hold it (`elementor-widget` around every
+  // section, `comment` on every post of a thread) when there is no real text outside them.
+  const wordGood = new Map<string, number>();
+  if (negatives.size > 0) {
+    for (const b of blocks) {
+      if (b.kind !== Kind.Good) continue;
+      const seen: string[] = [];
+      for (let p: El | null = b.el; p !== null && p !== scope; p = p.parent) {
+        const w = negatives.get(p);
+        if (w === undefined || seen.includes(w)) continue;
+        seen.push(w);
+        wordGood.set(w, (wordGood.get(w) ?? 0) + b.text - b.link);
+      }
+    }
+  }
+  const negs: El[] = [];
+  for (const [el, w] of negatives) {
+    if (el.good > goodTotal * 0.5) continue;
+    const g = wordGood.get(w) ?? 0;
+    if (g > goodTotal * 0.5 && goodTotal - g < MIN_GOOD_TOTAL) continue;
+    el.flags |= F.Negative;
+    negs.push(el);
+  }
+
+  const root = pickRoot(blocks, scope);
+  if (root === null) {
+    for (const el of negs) el.flags &= ~F.Negative;
+    return null;
+  }
+
+  for (const el of negs) if (el.isInside(root) && el !== root) el.flags |= F.Removed;
+  trimEdges(blocks, root);
+  for (const el of negs) el.flags &= ~F.Negative;
+  return { root };
+}
+
+/** Drops the blocks of `root` before the first and after the last good one, keeping lead-in headings. */
+function trimEdges(blocks: Block[], root: El): void {
+  const inside: Block[] = [];
+  for (const b of blocks) if (b.el.isInside(root) && !b.el.underFlag(F.Removed)) inside.push(b);
+  let first = -1;
+  let last = -1;
+  for (let i = 0; i < inside.length; i++) {
+    if (inside[i].kind === Kind.Good) {
+      if (first === -1) first = i;
+      last = i;
+    }
+  }
+  if (first === -1) return;
+  // Extend over adjacent short prose (a one-line opening or closing paragraph) and a lead-in heading.
+  while (first > 0 && isLeadIn(inside[first - 1])) first--;
+  while (last < inside.length - 1 && isProse(inside[last + 1])) last++;
+  // Blocks sharing a top-level item of the root with a good block belong to it (a listing's linked
+  // title above its excerpt).
+  const goodItems = new Set<El>();
+  for (const b of inside) if (b.kind === Kind.Good) goodItems.add(itemOf(b.el, root));
+  for (let i = 0; i < inside.length; i++) {
+    if (i >= first && i <= last) continue;
+    const el = inside[i].el;
+    if (goodItems.has(itemOf(el, root))) continue;
+    // Only leaf blocks: a container's own text may surround kept blocks.
+    if (el.flags & F.HasBlock || el === root) continue;
+    if (inside[i].text === 0 || el.tag === 'h1') continue;
+    // Short plain text at the edges (a price, a lead-in line, a spec) may be content; links are not.
+    if (inside[i].kind !== Kind.Linky) continue;
+    el.flags |= F.Removed;
+  }
+}
+
+/** The child of `root` that holds `el` (or `el` itself when it is the root). */
+function itemOf(el: El, root: El): El {
+  let p = el;
+  while (p.parent !== null && p.parent !== root) p = p.parent;
+  return p;
+}
+
+/** Prose value of a block for the root choice: 0 for chrome, links and negative-named containers. */
+function proseValue(b: Block): number {
+  if (b.text === 0 || b.kind === Kind.Linky) return 0;
+  const prose = b.text - b.link;
+  if (prose < MIN_TEXT || b.link > b.text * GOOD_MAX_LINK) return 0;
+  if (b.el.underFlag(F.Negative)) return 0;
+  return prose;
+}
+
+/**
+ * The content root: prose is credited to the element holding it and, decaying, to a few ancestors
+ * (so a container whose direct children are the paragraphs scores highest, not the page wrapper),
+ * discounted by the candidate's link density; then siblings of the best candidate that also carry
+ * prose are merged by moving up to their parent and dropping the siblings that carry none.
+ */
+function pickRoot(blocks: Block[], scope: El): El | null {
+  const cands: El[] = [];
+  for (const b of blocks) {
+    const v = proseValue(b);
+    if (v === 0) continue;
+    for (let p: El | null = b.el; p !== null; p = p.parent) {
+      p.prose += v;
+      if (p === scope) break;
+    }
+    let p: El | null = b.el.flags & F.HasBlock ? b.el : b.el.parent;
+    for (let level = 0; p !== null && level < 5; level++, p = p.parent) {
+      if (p.score === 0) cands.push(p);
+      p.score += v / (level === 0 ? 1 : level === 1 ? 2 : level * 3);
+      if (p === scope) break;
+    }
+  }
+  let best: El | null = null;
+  let bestScore = 0;
+  for (const c of cands) {
+    const s = c.score * (1 - (c.textLen > 0 ? c.linkLen / c.textLen : 0));
+    c.good = s; // final candidate score
+    if (s > bestScore) {
+      bestScore = s;
+      best = c;
+    }
+  }
+  if (best === null) return null;
+  // Sibling merging: content split over sibling containers (body parts around an ad, the posts of a
+  // thread, the sections of a page). Looks a few levels up for siblings that carry prose of their own.
+  let root = best;
+  let cur = best;
+  for (let climbed = 0; cur !== scope && cur.parent !== null && climbed < MERGE_LEVELS; ) {
+    const parent: El = cur.parent;
+    const threshold = Math.max(PROSE_SIBLING, best.prose * 0.2);
+    const carries = (c: El): boolean =>
+      (c.prose >= threshold || ((c.flags & F.HasTable) !== 0 && c.textLen >= threshold)) &&
+      !(c.flags & F.Negative) &&
+      c.linkLen < c.textLen * SIBLING_MAX_LINK;
+    let merged = false;
+    for (const c of parent.children) {
+      if (typeof c === 'string' || c === cur || c.flags & F.Removed) continue;
+      if (carries(c)) merged = true;
+    }
+    if (merged) {
+      for (const c of parent.children) {
+        if (typeof c === 'string' || c === cur || c.flags & F.Removed) continue;
+        if (carries(c) || siblingProse(c)) continue;
+        c.flags |= F.Removed;
+      }
+      root = parent;
+      climbed = 0;
+    } else climbed++;
+    cur = parent;
+  }
+  return root;
+}
+
+/** A sibling kept beside merged content: a paragraph of prose not credited as a candidate. */
+function siblingProse(el: El): boolean {
+  if (el.textLen === 0) return true;
+  const ld = el.linkLen / el.textLen;
+  return !(el.flags & F.HasBlock) && ld < 0.25 && el.textLen >= GOOD_TEXT;
+}
+
+function isProse(b: Block): boolean {
+  return b.kind === Kind.Short && b.sentence && b.link <= b.text * GOOD_MAX_LINK && b.text >= 30;
+}
+
+function isLeadIn(b: Block): boolean {
+  if (isProse(b)) return true;
+  const t = b.el.tag;
+  return b.kind === Kind.Short && b.link === 0 && t.length === 2 && t.charCodeAt(0) === 104 && t !== 'h1';
+}
