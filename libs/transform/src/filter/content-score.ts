@@ -3,21 +3,21 @@ import { T } from '../dom/tags';
 
 /**
  * Content scoring over the parsed tree (after the boilerplate filter), in the spirit of Readability's
- * and trafilatura's node scoring and jusText's context-sensitive block classification, but computed in
- * a few linear passes over our single-pass tree:
+ * node scoring and jusText's block classification, computed in a few linear passes over our
+ * single-pass tree:
  *
  * 1. Blocks: every block-level element's own inline text (text not inside a nested block) with its
  *    link text. A block is *good* when it carries enough non-link prose, *linky* when most of its text
- *    is link text.
+ *    is link text. Hidden elements (`hidden`, inline `display:none`) are dropped.
  * 2. Class/id weights: containers named like comments, related/recommended lists, promos, bylines,
- *    author bios, tags, captions... count their blocks as boilerplate, unless the container holds most
- *    of the page's good prose (a class word on a wrapper is then a false positive).
- * 3. The content root is the element maximising "good prose minus boilerplate" over its subtree, so
- *    siblings that both carry prose merge under their parent while a sidebar or teaser list does not
- *    pay for itself.
- * 4. Inside the root: the negative-weight containers are dropped, and the run of blocks before the
- *    first and after the last good block is trimmed (bylines, dates, share rows, tag lists, "read
- *    more" links), keeping a heading or short sentence that directly leads into or closes the prose.
+ *    author bios, tags, captions... hold no content, unless the container (or all containers sharing
+ *    that word, with no real prose outside them) holds most of the page's good prose.
+ * 3. Candidates: each block's prose is credited to its container and, decaying, to a few ancestors; a
+ *    candidate's score is discounted by its link density. From the best candidate, siblings that carry
+ *    prose of their own (or a table) are merged by moving up to their parent, looking a few levels up;
+ *    the siblings that carry none are dropped.
+ * 4. Inside the root: the negative-named containers are dropped, and so are link rows before the first
+ *    and after the last good block (share rows, tag lists, "read more" links).
  */
 
 /** Non-link characters for a block to count as prose on its own. */
@@ -26,11 +26,6 @@ const GOOD_TEXT = 80;
 const LINKY = 0.5;
 /** A good block may carry some inline links (citations), up to this share. */
 const GOOD_MAX_LINK = 0.35;
-/** Fixed cost per boilerplate block: fragmented chrome (teaser lists, link rows) does not pay for itself. */
-const BLOCK_COST = 10;
-/** Weight of link text and of text in negative-named containers against a root. */
-const LINK_WEIGHT = 0.5;
-const NEG_WEIGHT = 0.5;
 /** Shortest run of prose that counts for a root. */
 const MIN_TEXT = 25;
 /** Minimum candidate score of a sibling merged into the content root. */
@@ -171,8 +166,11 @@ function classAndId(el: El): string | undefined {
 
 /** Splits camelCase so that `commentList` reads as `comment-List`. */
 function words(s: string): string {
-  return s.replace(/([a-z])([A-Z])/g, '$1-$2');
+  return CAMEL.test(s) ? s.replace(CAMEL_ALL, '$1-$2') : s;
 }
+
+const CAMEL = /[a-z][A-Z]/;
+const CAMEL_ALL = /([a-z])([A-Z])/g;
 
 /** The negative class/id word of `el` (lower-cased), or undefined. */
 function negativeWord(el: El): string | undefined {
