@@ -59,6 +59,11 @@ export const scrapeOptionsShape = {
   location: Location.default(() => ({ country: 'US' })),
   removeBase64Images: z.boolean().default(true),
   blockAds: z.boolean().default(true),
+  // firecrawl-py sends fastMode: false with every scrape; there is no fast mode to turn on.
+  fastMode: z
+    .literal(false)
+    .optional()
+    .describe('Accepted as false only (the Python SDK sends it); no fast mode exists'),
   proxy: ProxyMode.default('auto'),
   storeInCache: z.boolean().default(true),
   lockdown: z.boolean().default(false),
