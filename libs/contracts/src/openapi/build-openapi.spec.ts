@@ -75,6 +75,9 @@ describe('buildOpenApiDocument', () => {
       'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
       'image/jpeg': { schema: { type: 'string', contentMediaType: 'image/jpeg' } },
       'application/pdf': { schema: { type: 'string', contentMediaType: 'application/pdf' } },
+      'audio/mpeg': { schema: { type: 'string', contentMediaType: 'audio/mpeg' } },
+      'video/mp4': { schema: { type: 'string', contentMediaType: 'video/mp4' } },
+      'video/webm': { schema: { type: 'string', contentMediaType: 'video/webm' } },
     });
     expect(doc.components.responses.Error400).toMatchObject({
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },

@@ -26,13 +26,36 @@ export const DocumentMetadata = z
   .catchall(z.union([z.string(), z.array(z.string())]));
 export type DocumentMetadata = z.output<typeof DocumentMetadata>;
 
-export const ChangeTracking = z.object({
-  previousScrapeAt: z.string().nullable().optional(),
-  changeStatus: z.enum(['new', 'same', 'changed', 'removed']).optional(),
-  visibility: z.enum(['visible', 'hidden']).optional(),
-  diff: z.string().optional(),
-  json: z.record(z.string(), z.unknown()).optional(),
-});
+export const ChangeTracking = z
+  .object({
+    previousScrapeAt: z
+      .string()
+      .nullable()
+      .optional()
+      .describe(
+        "When the team's previous snapshot of this URL (and tag) was fetched; null when there is none",
+      ),
+    changeStatus: z
+      .enum(['new', 'same', 'changed', 'removed'])
+      .optional()
+      .describe(
+        'new: no previous snapshot; removed: the page answered 404/410 (its last live snapshot is kept)',
+      ),
+    visibility: z.enum(['visible', 'hidden']).optional(),
+    diff: z
+      .string()
+      .optional()
+      .describe('git-diff mode, when changed: unified diff from the previous markdown'),
+    json: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        'git-diff mode, when changed: the same diff parsed, {files: [{from, to, chunks: [{content, changes}]}]}',
+      ),
+  })
+  .describe(
+    "Comparison with the team's previous snapshot of the page (per URL and tag); snapshots are kept until deleted, never under zero data retention",
+  );
 export type ChangeTracking = z.output<typeof ChangeTracking>;
 
 const looseRecord = z.record(z.string(), z.unknown());
