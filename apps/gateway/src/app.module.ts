@@ -10,6 +10,7 @@ import { HttpModule } from './http/http.module';
 import { LimitsModule } from './limits/limits.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { ScrapeModule } from './scrape/scrape.module';
+import { TeamModule } from './team/team.module';
 import { PendingRoutesModule } from './v2/pending-routes.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -26,6 +27,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     ArtifactsModule,
     CrawlModule,
     BatchModule,
+    TeamModule,
     WebhooksModule,
     PendingRoutesModule,
   ],

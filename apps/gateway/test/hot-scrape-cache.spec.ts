@@ -142,6 +142,9 @@ describe('gateway: hot copies of scraper cache entries', () => {
         creditsUsed: 1,
         statusCode: 200,
         documentGz: expect.any(String),
+        // What the scraper records the call's team activity with (no message of its own).
+        apiKey: expect.stringMatching(/^[a-z0-9]{12}$/),
+        answeredAt: expect.any(Number),
       });
       // The stored document is the entry's, without any request's metadata.
       expect(JSON.parse(gunzipSync(Buffer.from(recorded!.documentGz, 'base64')).toString())).toEqual({

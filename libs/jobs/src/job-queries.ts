@@ -74,6 +74,7 @@ export class JobQueries {
       return { status: 'cancelled' as const };
     });
     this.messaging.serve(rpcs.errors, (req) => this.errors(req.teamId, req.jobId));
+    this.messaging.serve(rpcs.queue, (req) => this.store.queueStatus(req.teamId, this.opts.kind));
     this.messaging.serve(rpcs.active, async (req) => {
       const jobs = await this.store.active(req.teamId, this.opts.kind);
       return {

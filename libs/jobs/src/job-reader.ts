@@ -109,6 +109,32 @@ export class JobReader {
     return rows.map(toJob);
   }
 
+  /**
+   * The team's pages of this kind: in flight (its jobs' team slots, live leases only), queued in
+   * running jobs, and when a page last succeeded (jobs created in the last 24 hours).
+   */
+  async queueStatus(
+    teamId: string,
+    kind: string,
+  ): Promise<{ active: number; waiting: number; lastSuccessAt: string | null }> {
+    const { rows } = await this.db.query<{ active: string; waiting: string; last: Date | null }>(
+      `SELECT
+         (SELECT COALESCE(sum(inflight), 0) FROM jobs.team_jobs
+          WHERE team_id = $1 AND kind = $2 AND lease_until > now()) AS active,
+         (SELECT count(*) FROM ${this.pages} p JOIN ${this.jobs} j ON j.id = p.job_id
+          WHERE j.team_id = $1 AND j.kind = $2 AND j.status = 'scraping' AND p.status = 'queued') AS waiting,
+         (SELECT max(progressed_at) FROM ${this.jobs}
+          WHERE team_id = $1 AND kind = $2 AND succeeded > 0 AND created_at > now() - interval '1 day') AS last`,
+      [teamId, kind],
+    );
+    const r = rows[0];
+    return {
+      active: Number(r.active),
+      waiting: Number(r.waiting),
+      lastSuccessAt: r.last?.toISOString() ?? null,
+    };
+  }
+
   /** Dispatched pages whose task may be lost (published long ago, never finished). */
   async stalledDispatches(olderThanMs: number, limit = 500): Promise<ClaimedPage[]> {
     const { rows } = await this.db.query<ClaimedPage & { teamId: string }>(

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { CreditsModule } from '../credits/credits.module';
+import { TeamModule } from '../team/team.module';
 import { TeamsModule } from '../teams/teams.module';
 import { AdminTokenGuard } from './admin-token.guard';
 import { AdminController } from './admin.controller';
+import { AdminTeamUsageController } from './team-usage.admin';
 import { AdjustCredits } from './adjust-credits.usecase';
 import { CreateApiKey } from './create-api-key.usecase';
 import { CreateTeam } from './create-team.usecase';
@@ -13,8 +15,8 @@ import { SetTeamLimits } from './set-team-limits.usecase';
 import { SetWebhookSecret } from './set-webhook-secret.usecase';
 
 @Module({
-  imports: [AuthModule, CreditsModule, TeamsModule],
-  controllers: [AdminController],
+  imports: [AuthModule, CreditsModule, TeamsModule, TeamModule],
+  controllers: [AdminController, AdminTeamUsageController],
   providers: [
     AdminTokenGuard,
     CreateTeam,

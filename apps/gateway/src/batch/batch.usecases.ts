@@ -12,6 +12,7 @@ import { APP_CONFIG } from '@wds/service-kit';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedTeam } from '../auth/authenticated-team';
 import type { GatewayConfig } from '../config';
+import { RecordCallActivity } from '../credits/call-activity';
 import { CreditsService } from '../credits/credits.service';
 import { validate } from '../http/validate';
 import { JobEndpoints } from '../jobs/job-endpoints';
@@ -28,6 +29,7 @@ export class BatchUseCases {
   constructor(
     private readonly messaging: Messaging,
     private readonly credits: CreditsService,
+    private readonly activity: RecordCallActivity,
     @Inject(APP_CONFIG) config: GatewayConfig,
   ) {
     this.jobs = new JobEndpoints(messaging, BATCH_RPC, '/v2/batch/scrape', config.WDS_PUBLIC_BASE_URL);
@@ -60,6 +62,7 @@ export class BatchUseCases {
     if ((await this.credits.balance(team.teamId)) < 1) {
       throw new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, 'Insufficient credits to start a batch scrape');
     }
+    const createdAt = Date.now();
     const { id } = await this.messaging.request(
       BATCH_RPC.create,
       {
@@ -75,6 +78,14 @@ export class BatchUseCases {
       },
       { timeoutMs: CREATE_TIMEOUT_MS },
     );
+    // An append is the same job: its activity record is the batch's first (recorded once per id).
+    await this.activity.execute({
+      team,
+      endpoint: 'batch_scrape',
+      id,
+      target: zeroDataRetention ? null : (urls[0] ?? null),
+      createdAt,
+    });
     return {
       success: true,
       id,

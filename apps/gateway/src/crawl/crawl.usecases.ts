@@ -14,6 +14,7 @@ import { APP_CONFIG } from '@wds/service-kit';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedTeam } from '../auth/authenticated-team';
 import type { GatewayConfig } from '../config';
+import { RecordCallActivity } from '../credits/call-activity';
 import { CreditsService } from '../credits/credits.service';
 import { validate } from '../http/validate';
 import { JobEndpoints } from '../jobs/job-endpoints';
@@ -31,6 +32,7 @@ export class CrawlUseCases {
   constructor(
     private readonly messaging: Messaging,
     private readonly credits: CreditsService,
+    private readonly activity: RecordCallActivity,
     @Inject(APP_CONFIG) config: GatewayConfig,
   ) {
     this.jobs = new JobEndpoints(messaging, CRAWL_RPC, '/v2/crawl', config.WDS_PUBLIC_BASE_URL);
@@ -54,11 +56,19 @@ export class CrawlUseCases {
     if ((await this.credits.balance(team.teamId)) < 1) {
       throw new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, 'Insufficient credits to start a crawl');
     }
+    const createdAt = Date.now();
     const { id } = await this.messaging.request(CRAWL_RPC.create, {
       crawlId: randomUUID(),
       teamId: team.teamId,
       request,
       teamConcurrency: team.limits.maxConcurrency,
+    });
+    await this.activity.execute({
+      team,
+      endpoint: 'crawl',
+      id,
+      target: request.zeroDataRetention ? null : request.url,
+      createdAt,
     });
     return { success: true, id, url: this.jobs.statusUrl(req, id).href };
   }

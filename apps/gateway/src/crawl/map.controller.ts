@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { CRAWL_RPC, MapLink, MapRequest, type MapResponse } from '@wds/contracts';
@@ -5,6 +6,7 @@ import { Messaging } from '@wds/messaging';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import { RecordCallActivity } from '../credits/call-activity';
 import { CreditsService } from '../credits/credits.service';
 import { CurrentTeam } from '../http/request-context';
 import { validate } from '../http/validate';
@@ -17,6 +19,7 @@ export class MapController {
   constructor(
     private readonly messaging: Messaging,
     private readonly credits: CreditsService,
+    private readonly activity: RecordCallActivity,
   ) {}
 
   @Post()
@@ -28,8 +31,9 @@ export class MapController {
   ): Promise<MapResponse> {
     const request = validate(MapRequest, body, 'body');
     return this.credits.charge(
-      { req, teamId: team.teamId, endpoint: 'map', estimate: MAP_CREDITS },
+      { req, teamId: team.teamId, endpoint: 'map', estimate: MAP_CREDITS, apiKey: team.keyPrefix },
       async () => {
+        const createdAt = Date.now();
         const reply = await this.messaging.request(
           CRAWL_RPC.map,
           { teamId: team.teamId, request },
@@ -38,6 +42,14 @@ export class MapController {
         const links = z
           .array(MapLink)
           .parse(JSON.parse(gunzipSync(Buffer.from(reply.linksGz, 'base64')).toString()));
+        // A map creates no job: its activity record gets an id of its own.
+        await this.activity.execute({
+          team,
+          endpoint: 'map',
+          id: randomUUID(),
+          target: request.url,
+          createdAt,
+        });
         return { result: { success: true as const, links }, credits: MAP_CREDITS };
       },
     );

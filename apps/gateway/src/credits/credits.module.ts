@@ -4,6 +4,7 @@ import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { GatewayConfig } from '../config';
+import { RecordCallActivity } from './call-activity';
 import { CreditsService } from './credits.service';
 
 /** Import this module in a feature module to inject CreditsService into billable routes. */
@@ -16,8 +17,9 @@ import { CreditsService } from './credits.service';
       inject: [Messaging, LOGGER, APP_CONFIG],
     },
     CreditsService,
+    RecordCallActivity,
   ],
-  exports: [CreditsService],
+  exports: [CreditsService, RecordCallActivity],
 })
 export class CreditsModule implements OnApplicationShutdown {
   constructor(@Inject(CreditBlocks) private readonly blocks: CreditBlocks) {}

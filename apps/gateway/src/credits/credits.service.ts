@@ -13,12 +13,16 @@ export interface CreditReservation {
   /** The usage key: a retried request with the same key is charged once. */
   key: string;
   endpoint: ActivityEndpoint;
+  /** Lookup prefix of the API key used: the usage counts for that key. */
+  apiKey?: string;
 }
 
 export interface ChargeOptions {
   req: FastifyRequest;
   teamId: string;
   endpoint: ActivityEndpoint;
+  /** Lookup prefix of the API key used (usage per key). */
+  apiKey?: string;
   /** Credits held before the work starts; the work fails with 402 when the balance is short. */
   estimate: number;
 }
@@ -68,12 +72,21 @@ export class CreditsService {
 
   async reserve(opts: ChargeOptions): Promise<CreditReservation> {
     const key = this.requestKey(opts.req);
-    return { hold: await this.blocks.hold(opts.teamId, opts.estimate), key, endpoint: opts.endpoint };
+    return {
+      hold: await this.blocks.hold(opts.teamId, opts.estimate),
+      key,
+      endpoint: opts.endpoint,
+      apiKey: opts.apiKey,
+    };
   }
 
   /** Charges the actual cost (more or less than held) once per usage key. */
   settle(reservation: CreditReservation, actual: number): void {
-    this.blocks.settle(reservation.hold, actual, { key: reservation.key, endpoint: reservation.endpoint });
+    this.blocks.settle(reservation.hold, actual, {
+      key: reservation.key,
+      endpoint: reservation.endpoint,
+      apiKey: reservation.apiKey,
+    });
   }
 
   release(reservation: CreditReservation): void {

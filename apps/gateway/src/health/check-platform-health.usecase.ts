@@ -43,7 +43,9 @@ export class CheckPlatformHealth {
         () => true,
         () => false,
       ),
-      natsUp ? discoverInstances(this.messaging, { timeoutMs: DISCOVERY_WAIT_MS }).catch(() => []) : Promise.resolve([]),
+      natsUp
+        ? discoverInstances(this.messaging, { timeoutMs: DISCOVERY_WAIT_MS }).catch(() => [])
+        : Promise.resolve([]),
     ]);
     const services = Object.fromEntries(SERVICE_KINDS.map((k) => [k, 0])) as Record<ServiceKind, number>;
     for (const i of instances) services[i.kind]++;

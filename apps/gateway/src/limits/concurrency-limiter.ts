@@ -85,6 +85,19 @@ export class ConcurrencyLimiter {
     return this.held.size - spare;
   }
 
+  /**
+   * The team's requests in flight on every replica: its live leases, less the spare slots this
+   * replica keeps for it (spares other replicas keep, at most 1/64 of a limit of 64 or more each,
+   * cannot be told apart and count as in flight).
+   */
+  async teamInFlight(teamId: string): Promise<number> {
+    const { rows } = await this.db.query<{ n: string }>(
+      'SELECT count(*) AS n FROM gateway.concurrency_leases WHERE team_id = $1 AND expires_at > now()',
+      [teamId],
+    );
+    return Math.max(0, Number(rows[0].n) - (this.spares.get(teamId)?.length ?? 0));
+  }
+
   /** Extends every lease this process holds; called well within LEASE_TTL_MS. */
   async renewHeld(): Promise<void> {
     if (this.held.size === 0) return;

@@ -82,6 +82,7 @@ export class ScrapePageUseCase {
       teamId: team.teamId,
       endpoint: 'scrape',
       estimate,
+      apiKey: team.keyPrefix,
     });
     // Only requests the fetch engine alone serves: the scraper would refuse nothing else about them.
     const hotKey =
@@ -89,7 +90,7 @@ export class ScrapePageUseCase {
         ? scrapeCacheKey(options)
         : undefined;
     if (hotKey !== undefined) {
-      const answered = await this.fromHotCopy(team.teamId, hotKey, options.url, options.maxAge);
+      const answered = await this.fromHotCopy(team, hotKey, options.url, options.maxAge);
       if (answered) {
         this.credits.settle(reservation, answered.creditsUsed);
         return new SerializedAnswer(answered.json);
@@ -105,6 +106,8 @@ export class ScrapePageUseCase {
           jobId: randomUUID(),
           options,
           zeroDataRetention: options.zeroDataRetention,
+          // The scraper records the call as team activity with its job row.
+          activity: { apiKey: team.keyPrefix },
         },
         { timeoutMs: options.timeout + REPLY_MARGIN_MS },
       );
@@ -132,7 +135,7 @@ export class ScrapePageUseCase {
    * or it could not be recorded: the scrape then takes the ordinary path.
    */
   private async fromHotCopy(
-    teamId: string,
+    team: AuthenticatedTeam,
     key: string,
     url: string,
     maxAgeMs: number,
@@ -142,14 +145,17 @@ export class ScrapePageUseCase {
     const jobId = randomUUID();
     const creditsUsed = entry.contentCredits;
     try {
+      // The hit's record carries what its activity needs: no message of its own (ADR 0006).
       await this.recorder.record({
-        teamId,
+        teamId: team.teamId,
         jobId,
         url,
         fetchedAt: entry.fetchedAt,
         creditsUsed,
         statusCode: entry.document.metadata?.statusCode,
         documentGz: entry.documentGz,
+        apiKey: team.keyPrefix,
+        answeredAt: Date.now(),
       });
     } catch {
       // The ordinary path reports the platform's state (NATS down, ...) as it always does.

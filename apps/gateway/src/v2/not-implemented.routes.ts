@@ -21,8 +21,6 @@ export const NOT_YET_IMPLEMENTED_OPERATIONS: readonly string[] = [
   'stopInteraction',
   'listBrowsers',
   'browserExecute',
-  'getTeamActivity',
-  'getTokenUsageHistorical',
   'docsSearch',
 ];
 

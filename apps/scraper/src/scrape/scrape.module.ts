@@ -17,6 +17,7 @@ import { MemoryFrontedCacheStore } from './cache/memory-cache-store';
 import { CacheStore, PgCacheStore } from './storage/cache-store';
 import { PgScrapeStore, ScrapeStore } from './storage/scrape-store';
 import { ScraperWrites } from './storage/scraper-writes';
+import { activityRecorder } from '@wds/credits';
 import { DocumentDelivery } from './use-cases/document-delivery';
 import { GetScrapeUseCase } from './use-cases/get-scrape.usecase';
 import { ReadDocumentChunkUseCase } from './use-cases/read-document-chunk.usecase';
@@ -85,7 +86,11 @@ class OutboundLifecycle implements OnApplicationShutdown {
       useFactory: (html: HtmlTransformer, pdf: PdfTextExtractor) => new DocumentBuilder(html, pdf),
     },
     // One write queue for job rows and cache entries: a fetched page's two rows share a statement.
-    { provide: ScraperWrites, inject: [Database], useFactory: (db: Database) => new ScraperWrites(db) },
+    {
+      provide: ScraperWrites,
+      inject: [Database, Messaging],
+      useFactory: (db: Database, messaging: Messaging) => new ScraperWrites(db, activityRecorder(messaging)),
+    },
     {
       provide: ScrapeStore,
       inject: [Database, ScraperWrites],

@@ -19,6 +19,16 @@ export interface ScrapeRecord {
   retainMs: number;
   /** Metadata merged over the stored document's when read (a cache hit stores the cached gzip as is). */
   metadataPatch?: Record<string, string | number>;
+  /** A public POST /v2/scrape: recorded as team activity with the row (see ScraperWrites). */
+  activity?: ScrapeActivity;
+}
+
+/** Who made a public scrape and when (its activity record). */
+export interface ScrapeActivity {
+  /** Lookup prefix of the API key used; null when none. */
+  apiKey: string | null;
+  /** When the call was made (ms since the epoch); stable for a given job. */
+  createdAt: number;
 }
 
 export interface StoredScrape {

@@ -1,3 +1,5 @@
+import type { ActivityEventInput } from '@wds/contracts';
+import type { ActivityRecorder } from '@wds/credits';
 import { WriteBatcher, type Queryable } from '@wds/database';
 import type { CachePut } from './cache-store';
 import type { ScrapeRecord } from './scrape-store';
@@ -16,7 +18,11 @@ const WRITE_BATCH = 200;
 export class ScraperWrites {
   private readonly batcher = new WriteBatcher<Write>((items) => this.writeMany(items), WRITE_BATCH);
 
-  constructor(private readonly db: Queryable) {}
+  constructor(
+    private readonly db: Queryable,
+    /** Records public scrapes as team activity; without it (tests of storage alone) nothing is recorded. */
+    private readonly activity?: Pick<ActivityRecorder, 'record'>,
+  ) {}
 
   putCache(entry: CachePut): Promise<void> {
     return this.batcher.add({ cache: entry });
@@ -26,10 +32,40 @@ export class ScraperWrites {
     return this.batcher.add({ scrape: record });
   }
 
+  /**
+   * The batch's statement and, for the public scrapes in it, their activity events, published at
+   * the same time (the write waits for both; a redelivered hit batch publishes again and billing
+   * keeps each event once). No round trip is added in series: the events ride along the INSERT.
+   */
   private async writeMany(items: Write[]): Promise<void> {
     const { sql, params } = writeStatement(items);
-    await this.db.query(sql, params);
+    const events = this.activity ? activityEvents(items) : [];
+    await Promise.all([this.db.query(sql, params), ...events.map((e) => this.activity!.record(e))]);
   }
+}
+
+/**
+ * Activity of the public scrapes among the writes: completed ones and charged failures (a lockdown
+ * miss). The target is the URL, or null when the row keeps none (zero data retention, lockdown).
+ */
+export function activityEvents(items: readonly Write[]): ActivityEventInput[] {
+  const events: ActivityEventInput[] = [];
+  for (const item of items) {
+    if (!('scrape' in item)) continue;
+    const r = item.scrape;
+    if (!r.activity || (r.status !== 'completed' && r.creditsUsed <= 0)) continue;
+    events.push({
+      eventId: `scrape:${r.id}`,
+      teamId: r.teamId,
+      id: r.id,
+      endpoint: 'scrape',
+      createdAt: r.activity.createdAt,
+      target: r.zeroDataRetention ? null : (r.url ?? null),
+      apiKey: r.activity.apiKey,
+      credits: Math.ceil(r.creditsUsed),
+    });
+  }
+  return events;
 }
 
 /** The statement for a batch of writes (exported for tests). */

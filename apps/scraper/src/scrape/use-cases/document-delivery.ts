@@ -5,7 +5,7 @@ import {
   type ScrapeResultReply,
 } from '@wds/contracts';
 import { chunkCount, encodeDocument } from '../storage/document-codec';
-import type { ScrapeStore } from '../storage/scrape-store';
+import type { ScrapeActivity, ScrapeStore } from '../storage/scrape-store';
 
 export type DeliveredResult = ScrapeResultReply;
 
@@ -19,6 +19,8 @@ export interface DeliveryInput {
   proxyUsed?: 'basic' | 'enhanced';
   statusCode?: number;
   zeroDataRetention: boolean;
+  /** Set for a public scrape: recorded as team activity with the row. */
+  activity?: ScrapeActivity;
 }
 
 /** A document whose stored form already exists (the cache entry's gzip) and differs only in metadata. */
@@ -63,6 +65,7 @@ export class DocumentDelivery {
       proxyUsed: input.proxyUsed,
       zeroDataRetention: input.zeroDataRetention,
       retainMs: input.zeroDataRetention ? this.settings.transientMs : this.settings.retentionMs,
+      activity: input.activity,
     });
     const base = { creditsUsed: input.creditsUsed, cacheHit: input.cacheHit };
     if (inline) return { ...base, document: input.document };
@@ -106,6 +109,7 @@ export class DocumentDelivery {
       proxyUsed: input.proxyUsed,
       zeroDataRetention: false,
       retainMs: this.settings.retentionMs,
+      activity: input.activity,
     });
   }
 }

@@ -23,7 +23,7 @@ import type { PageFormats } from '../formats/page-formats';
 import { browserResults } from './browser-results';
 import type { CacheEntry, CacheStore } from '../storage/cache-store';
 import { decodeDocument, encodeDocument } from '../storage/document-codec';
-import type { ScrapeStore } from '../storage/scrape-store';
+import type { ScrapeActivity, ScrapeStore } from '../storage/scrape-store';
 import { DocumentDelivery, type DeliveredResult } from './document-delivery';
 
 export interface RunScrapeSettings {
@@ -67,6 +67,7 @@ export class RunScrapeUseCase {
     // usual case, and a child costs a second redaction pass (~15% of the line's cost).
     const job = { jobId: cmd.jobId, teamId: cmd.teamId, ...(zdr ? {} : { url: o.url }) };
     const key = scrapeCacheKey(o);
+    const activity = cmd.activity ? { apiKey: cmd.activity.apiKey, createdAt: started } : undefined;
 
     if (o.lockdown || o.minAge !== undefined) {
       const entry = await this.cache.find({
@@ -82,6 +83,7 @@ export class RunScrapeUseCase {
           zdr,
           lockdown ? 'SCRAPE_LOCKDOWN_CACHE_MISS' : 'SCRAPE_NO_CACHED_DATA',
           credits,
+          activity,
         );
         this.logger.info({ ...job, lockdown }, 'scrape cache miss on a cache-only request');
         throw lockdown
@@ -97,7 +99,7 @@ export class RunScrapeUseCase {
             });
       }
       const credits = o.lockdown ? CREDITS.lockdownHit : entry.contentCredits;
-      return this.fromCache(cmd, zdr, entry, credits, key, started + o.timeout);
+      return this.fromCache(cmd, zdr, entry, credits, key, started + o.timeout, activity);
     }
 
     // Zero data retention never touches the index; caller headers may change the page, so no shared copy.
@@ -105,7 +107,7 @@ export class RunScrapeUseCase {
     if (readsScrapeCache(o, zdr)) {
       const entry = await this.cache.find({ key, maxAgeMs: o.maxAge });
       if (entry) {
-        return this.fromCache(cmd, zdr, entry, entry.contentCredits, key, started + o.timeout);
+        return this.fromCache(cmd, zdr, entry, entry.contentCredits, key, started + o.timeout, activity);
       }
     }
 
@@ -116,7 +118,7 @@ export class RunScrapeUseCase {
     } catch (err) {
       const code = err instanceof ServiceError ? err.code : 'INTERNAL';
       this.logger.info({ ...job, code, ms: this.now() - started }, 'scrape failed');
-      await this.recordFailure(cmd, zdr, code, 0);
+      await this.recordFailure(cmd, zdr, code, 0, activity);
       throw err;
     }
     const { page, built, outcome } = fetched;
@@ -196,6 +198,7 @@ export class RunScrapeUseCase {
           cacheHit: false,
           proxyUsed: page.proxyUsed,
           statusCode: page.status,
+          activity,
         }),
       ]);
       const expiresAt = new Date(cached.fetchedAt.getTime() + this.settings.cacheRetentionMs);
@@ -215,6 +218,7 @@ export class RunScrapeUseCase {
       proxyUsed: page.proxyUsed,
       statusCode: page.status,
       zeroDataRetention: zdr,
+      activity,
     });
   }
 
@@ -263,6 +267,7 @@ export class RunScrapeUseCase {
     contentCredits: number,
     key: string,
     deadline: number,
+    activity: ScrapeActivity | undefined,
   ): Promise<DeliveredResult> {
     const cached = entry.document ?? (await decodeDocument(entry.documentGz));
     const perRequest = hasPerRequestFormat(cmd.options.formats);
@@ -297,6 +302,7 @@ export class RunScrapeUseCase {
         creditsUsed: credits,
         cacheHit: true,
         statusCode: document.metadata?.statusCode,
+        activity,
       });
       return { ...delivered, cached: entryRef(key, entry) };
     }
@@ -309,10 +315,17 @@ export class RunScrapeUseCase {
       cacheHit: true,
       statusCode: document.metadata?.statusCode,
       zeroDataRetention: zdr,
+      activity,
     });
   }
 
-  private async recordFailure(cmd: ScrapeRunRequest, zdr: boolean, errorCode: string, credits: number) {
+  private async recordFailure(
+    cmd: ScrapeRunRequest,
+    zdr: boolean,
+    errorCode: string,
+    credits: number,
+    activity: ScrapeActivity | undefined,
+  ) {
     await this.scrapes.insert({
       id: cmd.jobId,
       teamId: cmd.teamId,
@@ -323,6 +336,7 @@ export class RunScrapeUseCase {
       cacheHit: false,
       zeroDataRetention: zdr,
       retainMs: this.settings.retentionMs,
+      activity,
     });
   }
 }

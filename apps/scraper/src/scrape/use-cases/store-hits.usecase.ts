@@ -24,6 +24,8 @@ export class StoreHitsUseCase {
           creditsUsed: hit.creditsUsed,
           cacheHit: true,
           statusCode: hit.statusCode,
+          // Every hot hit answered a public POST /v2/scrape: it is that call's activity record.
+          activity: { apiKey: hit.apiKey ?? null, createdAt: hit.answeredAt ?? Date.now() },
         }),
       ),
     );

@@ -71,16 +71,28 @@ export const JobActiveItem = z.object({
 });
 export const JobActiveReply = z.object({ jobs: z.array(JobActiveItem) });
 
+/** A team's pages of this service's jobs: in flight, waiting for a slot, and the last success. */
+export const JobQueueReply = z.object({
+  /** Pages being scraped now (holding team slots). */
+  active: z.int().min(0),
+  /** Pages of running jobs queued for a slot. */
+  waiting: z.int().min(0),
+  /** When a page of the team's jobs last succeeded (jobs of the last 24 hours), ISO or null. */
+  lastSuccessAt: z.string().nullable(),
+});
+export type JobQueueReply = z.output<typeof JobQueueReply>;
+
 export type JobRpcs<S extends string = string> = {
   status: RpcDef<typeof JobStatusRequest, typeof JobStatusReply, `wds.${S}.v1.${string}.status`>;
   documentChunk: RpcDef<typeof JobDocumentChunkRequest, typeof JobDocumentChunkReply>;
   cancel: RpcDef<typeof JobRef, typeof JobCancelReply>;
   errors: RpcDef<typeof JobRef, typeof JobErrorsResponse>;
   active: RpcDef<typeof JobActiveRequest, typeof JobActiveReply>;
+  queue: RpcDef<typeof JobActiveRequest, typeof JobQueueReply>;
 };
 
 /**
- * `wds.<service>.v1.<noun>.{status,document-chunk,cancel,errors,active}` served by the service's
+ * `wds.<service>.v1.<noun>.{status,document-chunk,cancel,errors,active,queue}` served by the service's
  * queue group. Errors: NOT_FOUND (unknown or expired job), FORBIDDEN (another team's job),
  * CONFLICT (cancel of a finished job).
  */
@@ -102,6 +114,7 @@ export function defineJobRpcs<S extends ServiceKind>(service: S, noun: string): 
     cancel: defineRpc(subject('cancel'), service, JobRef, JobCancelReply),
     errors: defineRpc(subject('errors'), service, JobRef, JobErrorsResponse),
     active: defineRpc(subject('active'), service, JobActiveRequest, JobActiveReply),
+    queue: defineRpc(subject('queue'), service, JobActiveRequest, JobQueueReply),
   };
 }
 

@@ -10,6 +10,12 @@ export const ScrapeRunRequest = z.object({
   /** The already-validated public request; parsing it again is idempotent. */
   options: ScrapeRequest,
   zeroDataRetention: z.boolean().optional(),
+  /**
+   * Present when this is a public POST /v2/scrape (not a crawl or batch page): the scraper records
+   * it as team activity (endpoint `scrape`) together with the job row, for the API key named here
+   * (its lookup prefix; null when none).
+   */
+  activity: z.object({ apiKey: z.string().min(1).max(64).nullable() }).optional(),
   /** W3C trace context of the caller, for services that cannot use message headers. */
   traceparent: z.string().optional(),
 });
@@ -63,6 +69,10 @@ export const ScrapeHitRecord = z.object({
   statusCode: z.int().optional(),
   /** Base64 of the gzip-compressed JSON of the entry's document (without any request's metadata). */
   documentGz: z.string().min(1),
+  /** Lookup prefix of the API key the hit was answered for (team activity); null when none. */
+  apiKey: z.string().min(1).max(64).nullable().optional(),
+  /** When the gateway answered (ms since the epoch): the activity's created_at, stable across redeliveries. */
+  answeredAt: z.int().min(0).optional(),
 });
 export type ScrapeHitRecord = z.output<typeof ScrapeHitRecord>;
 
