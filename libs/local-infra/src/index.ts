@@ -1,1 +1,3 @@
 export * from './processes';
+export * from './model-catalogue';
+export * from './model-server';

@@ -1,0 +1,62 @@
+import Ajv, { type ValidateFunction } from 'ajv';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { LlmError } from './errors';
+
+/**
+ * Validates model output against the caller's JSON Schema. Callers send draft-07 (most tools,
+ * zod-to-json-schema) or 2020-12 (zod 4's toJSONSchema); `$schema` picks the dialect. Unknown
+ * keywords are tolerated (strict: false) since real-world schemas carry `title`, `examples`, ….
+ */
+const draft7 = addFormats(new Ajv({ strict: false, allErrors: true }));
+const draft2020 = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+const cache = new Map<string, ValidateFunction>();
+const MAX_CACHE = 500;
+
+export function compileSchema(schema: Record<string, unknown>): ValidateFunction {
+  const key = JSON.stringify(schema);
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
+  const ajv = dialect.includes('2020-12') || dialect.includes('2019-09') ? draft2020 : draft7;
+  const { $schema: _ignored, ...rest } = schema;
+  let fn: ValidateFunction;
+  try {
+    fn = ajv.compile(rest);
+  } catch (err) {
+    throw new LlmError('invalid_schema', `The JSON schema is invalid: ${(err as Error).message}`);
+  }
+  if (cache.size >= MAX_CACHE) cache.delete(cache.keys().next().value as string);
+  cache.set(key, fn);
+  return fn;
+}
+
+export interface Validation {
+  valid: boolean;
+  /** Parsed value (also when invalid, for the repair prompt). */
+  value: unknown;
+  /** Human-readable problems, empty when valid. */
+  errors: string[];
+}
+
+/** Parses the model's text (tolerating a ```json fence around it) and validates it. */
+export function parseAndValidate(text: string, validate: ValidateFunction): Validation {
+  const body = stripFence(text);
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (err) {
+    return { valid: false, value: undefined, errors: [`not valid JSON: ${(err as Error).message}`] };
+  }
+  if (validate(value)) return { valid: true, value, errors: [] };
+  const errors = (validate.errors ?? [])
+    .slice(0, 10)
+    .map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`);
+  return { valid: false, value, errors };
+}
+
+function stripFence(text: string): string {
+  const t = text.trim();
+  const m = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/i.exec(t);
+  return m ? m[1] : t;
+}

