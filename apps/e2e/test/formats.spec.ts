@@ -14,6 +14,7 @@ import { startE2eStack, type E2eStack, type StackProcess } from './support/stack
 
 const READY_TIMEOUT_MS = 90_000;
 const KEY = `e2e-formats-${randomBytes(16).toString('hex')}`;
+const ADMIN = `admin-${randomBytes(16).toString('hex')}`;
 
 const BRANDED = `<!doctype html><html><head><title>Acme</title><meta property="og:site_name" content="Acme">
 <link rel="icon" href="/favicon.ico"><style>
@@ -68,6 +69,7 @@ describe('page formats through the stack (Firecrawl JS and Python SDKs)', () => 
       readyTimeoutMs: READY_TIMEOUT_MS,
       env: {
         WDS_BOOTSTRAP_API_KEY: KEY,
+        WDS_ADMIN_TOKEN: ADMIN,
         WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
         WDS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
         WDS_BROWSER_PROCESSES: '1',
@@ -175,4 +177,40 @@ describe('page formats through the stack (Firecrawl JS and Python SDKs)', () => 
     expect(second.result.type).toBe('BrandingProfile');
     expect(second.result.branding).toMatchObject({ color_scheme: 'light', colors: { primary: '#7C3AED' } });
   }, 600_000);
+
+  it('deletes a team’s change-tracking snapshots through the admin API; the next scrape is new again', async () => {
+    const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
+    const created = await fetch(`${stack.url}/admin/v1/teams`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ name: 'change-tracking', credits: 100 }),
+    });
+    expect(created.status).toBe(201);
+    const { teamId, apiKey } = (await created.json()) as { teamId: string; apiKey: string };
+    const { default: Firecrawl } = await import('@mendable/firecrawl-js');
+    const client = new Firecrawl({ apiKey, apiUrl: stack.url });
+    const url = `${site.url}/changing`;
+    const opts = { formats: [{ type: 'changeTracking' as const, tag: 'del' }] };
+    expect((await client.scrape(url, opts)).changeTracking).toMatchObject({ changeStatus: 'new' });
+    expect((await client.scrape(url, opts)).changeTracking).toMatchObject({ changeStatus: 'same' });
+
+    const route = `${stack.url}/admin/v1/teams/${encodeURIComponent(teamId)}/change-tracking`;
+    expect((await fetch(`${route}?url=${encodeURIComponent(url)}`, { method: 'DELETE' })).status).toBe(401);
+    const auth = { authorization: `Bearer ${ADMIN}` };
+    const invalid = await fetch(`${route}?url=not-a-url`, { method: 'DELETE', headers: auth });
+    expect(invalid.status).toBe(400);
+    const deleted = await fetch(`${route}?url=${encodeURIComponent(url)}`, {
+      method: 'DELETE',
+      headers: auth,
+    });
+    expect(deleted.status).toBe(200);
+    expect(await deleted.json()).toEqual({ success: true, deleted: 1 });
+    expect((await client.scrape(url, opts)).changeTracking).toMatchObject({ changeStatus: 'new' });
+    // The bootstrap team's snapshots of the same URL were not touched.
+    const other = new Firecrawl({ apiKey: KEY, apiUrl: stack.url });
+    const tagged = await other.scrape(url, {
+      formats: [{ type: 'changeTracking', modes: ['git-diff'], tag: 'js' }],
+    });
+    expect(tagged.changeTracking).toMatchObject({ changeStatus: expect.stringMatching(/^(same|changed)$/) });
+  }, 120_000);
 });

@@ -1,5 +1,19 @@
-import { Body, Controller, Delete, Headers, HttpCode, Param, Post, Put, UseGuards } from '@nestjs/common';
 import {
+  Body,
+  Controller,
+  Delete,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
+import {
+  AdminChangeTrackingDeleteQuery,
+  changeTrackingDeleteRpc,
+  type AdminChangeTrackingDeleteResponse,
   AdminCreateApiKeyRequest,
   AdminCreateTeamRequest,
   AdminCreditsRequest,
@@ -12,6 +26,7 @@ import {
   type AdminFeaturesResponse,
   type AdminOkResponse,
 } from '@wds/contracts';
+import { Messaging } from '@wds/messaging';
 import { validate } from '../http/validate';
 import { AdminTokenGuard } from './admin-token.guard';
 import { AdjustCredits } from './adjust-credits.usecase';
@@ -36,7 +51,20 @@ export class AdminController {
     private readonly setLimits: SetTeamLimits,
     private readonly setFeatures: SetTeamFeatures,
     private readonly setWebhookSecret: SetWebhookSecret,
+    private readonly messaging: Messaging,
   ) {}
+
+  /** Change-tracking snapshots are kept until deleted: here (the scraper owns them). */
+  @Delete('teams/:teamId/change-tracking')
+  @HttpCode(200)
+  async deleteChangeTracking(
+    @Param('teamId') teamId: string,
+    @Query() query: unknown,
+  ): Promise<AdminChangeTrackingDeleteResponse> {
+    const { url } = validate(AdminChangeTrackingDeleteQuery, query ?? {}, 'query');
+    const { deleted } = await this.messaging.request(changeTrackingDeleteRpc, { teamId, url });
+    return { success: true, deleted };
+  }
 
   @Post('teams')
   @HttpCode(201)

@@ -1,8 +1,15 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { CONSUMERS, SCRAPE_HITS, SCRAPE_RPC } from '@wds/contracts';
+import {
+  changeTrackingDeleteRpc,
+  CONSUMERS,
+  normalizeCacheUrl,
+  SCRAPE_HITS,
+  SCRAPE_RPC,
+} from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { LOGGER } from '@wds/service-kit';
+import { SnapshotStore } from './formats/change-tracking/snapshot-store';
 import { CacheStore } from './storage/cache-store';
 import { ScrapeStore } from './storage/scrape-store';
 import { GetScrapeUseCase } from './use-cases/get-scrape.usecase';
@@ -28,6 +35,7 @@ export class ScrapeConsumer implements OnApplicationBootstrap, OnApplicationShut
     private readonly storeHits: StoreHitsUseCase,
     private readonly scrapes: ScrapeStore,
     private readonly cache: CacheStore,
+    private readonly snapshots: SnapshotStore,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -35,6 +43,12 @@ export class ScrapeConsumer implements OnApplicationBootstrap, OnApplicationShut
     this.messaging.serve(SCRAPE_RPC.run, (req) => this.runScrape.execute(req));
     this.messaging.serve(SCRAPE_RPC.get, (req) => this.getScrape.execute(req));
     this.messaging.serve(SCRAPE_RPC.documentChunk, (req) => this.readChunk.execute(req));
+    this.messaging.serve(changeTrackingDeleteRpc, async ({ teamId, url }) => ({
+      deleted: await this.snapshots.deleteTeam(
+        teamId,
+        url === undefined ? undefined : normalizeCacheUrl(url),
+      ),
+    }));
     // A few batches at once: their rows then share INSERTs too (natural batching in the store).
     await this.messaging.consume(
       SCRAPE_HITS,

@@ -14,6 +14,7 @@ export * from './page-task';
 export * from './job-event';
 export * from './dead-letter';
 export * from './webhook-secret';
+export * from './change-tracking';
 export * from './webhook-deliveries';
 export * from './scrape';
 export * from './jobs';

@@ -398,6 +398,18 @@ export const OPERATIONS: readonly OperationDef[] = [
     errors: [400, 403, 404],
   },
   {
+    method: 'delete',
+    path: '/admin/v1/teams/{teamId}/change-tracking',
+    operationId: 'adminDeleteChangeTracking',
+    summary: "Delete a team's change-tracking snapshots (kept until deleted)",
+    tag: 'Admin',
+    security: 'adminToken',
+    pathParams: api.AdminTeamParams,
+    query: api.AdminChangeTrackingDeleteQuery,
+    success: ok(n('AdminChangeTrackingDeleteResponse', api.AdminChangeTrackingDeleteResponse)),
+    errors: [400, 403],
+  },
+  {
     method: 'put',
     path: '/admin/v1/teams/{teamId}/webhook-secret',
     operationId: 'adminSetWebhookSecret',

@@ -75,6 +75,16 @@ export const AdminFeaturesResponse = z.object({
 });
 export type AdminFeaturesResponse = z.output<typeof AdminFeaturesResponse>;
 
+/** DELETE /admin/v1/teams/{teamId}/change-tracking: one URL's snapshots, or all of the team's. */
+export const AdminChangeTrackingDeleteQuery = z.strictObject({
+  url: z.url().optional().describe("Only this URL's snapshots (every tag); absent: all of the team's"),
+});
+export const AdminChangeTrackingDeleteResponse = z.object({
+  success: z.literal(true),
+  deleted: z.int().min(0).describe('Snapshots deleted'),
+});
+export type AdminChangeTrackingDeleteResponse = z.output<typeof AdminChangeTrackingDeleteResponse>;
+
 /** PUT /admin/v1/teams/{teamId}/webhook-secret. */
 export const AdminWebhookSecretRequest = z.strictObject({ secret: z.string().min(1).max(1000) });
 export type AdminWebhookSecretRequest = z.output<typeof AdminWebhookSecretRequest>;
