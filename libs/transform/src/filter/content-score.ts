@@ -84,7 +84,7 @@ class Collector {
         if (link) b.link += n;
         b.sentence = endsSentence(c);
       } else if (!(c.flags & F.Removed) && !(c.traits & T.NoMarkdown)) {
-        if (c.attrs !== null && isHidden(c)) {
+        if ((c.attrs !== null && isHidden(c)) || (CAPTIONS && c.tag === 'figcaption')) {
           c.flags |= F.Removed;
           continue;
         }
@@ -95,6 +95,15 @@ class Collector {
     if (isBlock) this.cur = outer;
   }
 }
+
+const NESTED = process.env.NESTED !== '0';
+
+function insideArticle(el: El): boolean {
+  for (let p: El | null = el; p !== null; p = p.parent) if (p.tag === 'article') return true;
+  return false;
+}
+
+const CAPTIONS = process.env.CAPTIONS !== '0';
 
 /** Not displayed: the `hidden` attribute or an inline `display:none`/`visibility:hidden` style. */
 function isHidden(el: El): boolean {
@@ -195,6 +204,8 @@ export function selectContent(scope: El): ContentSelection | null {
   const collector = new Collector((el) => {
     const w = negativeWord(el);
     if (w !== undefined) negatives.set(el, w);
+    // An article inside an article is a teaser, a related story or a comment.
+    else if (NESTED && el.tag === 'article' && el.parent !== null && insideArticle(el.parent)) negatives.set(el, 'article');
   });
   collector.walk(scope, false);
   const blocks = collector.blocks;
@@ -271,9 +282,26 @@ function trimEdges(blocks: Block[], root: El): void {
   // title above its excerpt).
   const goodItems = new Set<El>();
   for (const b of inside) if (b.kind === Kind.Good) goodItems.add(itemOf(b.el, root));
+  // Good blocks per container, to tell a link row dropped into running text ("Related: ...", "READ
+  // MORE: ...") from the linked title of a listing item next to its excerpt.
+  const goodCount = new Map<El, number>();
+  for (const b of inside) {
+    if (b.kind !== Kind.Good) continue;
+    for (let p: El | null = b.el; p !== null; p = p.parent) {
+      goodCount.set(p, (goodCount.get(p) ?? 0) + 1);
+      if (p === root) break;
+    }
+  }
   for (let i = 0; i < inside.length; i++) {
-    if (i >= first && i <= last) continue;
     const el = inside[i].el;
+    if (i >= first && i <= last) {
+      if (MIDDLE && inside[i].kind === Kind.Linky && inside[i].link >= inside[i].text * MIDDLE_LINK && !(el.flags & F.HasBlock) && el !== root && el.tag !== 'h1') {
+        let p: El | null = el;
+        while (p !== null && p !== root && !goodCount.has(p)) p = p.parent;
+        if ((goodCount.get(p ?? root) ?? 0) > 2) el.flags |= F.Removed;
+      }
+      continue;
+    }
     if (goodItems.has(itemOf(el, root))) continue;
     // Only leaf blocks: a container's own text may surround kept blocks.
     if (el.flags & F.HasBlock || el === root) continue;
@@ -283,6 +311,9 @@ function trimEdges(blocks: Block[], root: El): void {
     el.flags |= F.Removed;
   }
 }
+
+const MIDDLE = process.env.MIDDLE !== '0';
+const MIDDLE_LINK = Number(process.env.ML ?? 0.8);
 
 /** The child of `root` that holds `el` (or `el` itself when it is the root). */
 function itemOf(el: El, root: El): El {
@@ -344,10 +375,13 @@ function pickRoot(blocks: Block[], scope: El): El | null {
       (c.prose >= threshold || ((c.flags & F.HasTable) !== 0 && c.textLen >= threshold)) &&
       !(c.flags & F.Negative) &&
       c.linkLen < c.textLen * SIBLING_MAX_LINK;
+    // Beyond the root's own siblings only repeated structure is merged (posts of a thread, sections
+    // of a page builder): a sibling of the same tag sharing a class with the branch holding the root.
+    const near = cur === root;
     let merged = false;
     for (const c of parent.children) {
       if (typeof c === 'string' || c === cur || c.flags & F.Removed) continue;
-      if (carries(c)) merged = true;
+      if (carries(c) && (near || alike(c, cur))) merged = true;
     }
     if (merged) {
       for (const c of parent.children) {
@@ -361,6 +395,16 @@ function pickRoot(blocks: Block[], scope: El): El | null {
     cur = parent;
   }
   return root;
+}
+
+function alike(a: El, b: El): boolean {
+  if (a.tag !== b.tag) return false;
+  const ca = a.rawAttr('class');
+  const cb = b.rawAttr('class');
+  if (ca === undefined || cb === undefined) return false;
+  const set = new Set(cb.split(/\s+/));
+  for (const t of ca.split(/\s+/)) if (t !== '' && set.has(t)) return true;
+  return false;
 }
 
 /** A sibling kept beside merged content: a paragraph of prose not credited as a candidate. */
