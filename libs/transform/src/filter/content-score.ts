@@ -28,6 +28,8 @@ const LINKY = 0.5;
 const GOOD_MAX_LINK = 0.35;
 /** Shortest run of prose that counts for a root. */
 const MIN_TEXT = 25;
+/** Link share from which a block inside running text is a link row ("Related: ...", "READ MORE: ..."). */
+const MIDDLE_LINK = 0.8;
 /** Minimum candidate score of a sibling merged into the content root. */
 const PROSE_SIBLING = 60;
 /** Link density above which a sibling is a link list, not content. */
@@ -84,7 +86,7 @@ class Collector {
         if (link) b.link += n;
         b.sentence = endsSentence(c);
       } else if (!(c.flags & F.Removed) && !(c.traits & T.NoMarkdown)) {
-        if ((c.attrs !== null && isHidden(c)) || (CAPTIONS && c.tag === 'figcaption')) {
+        if ((c.attrs !== null && isHidden(c)) || c.tag === 'figcaption') {
           c.flags |= F.Removed;
           continue;
         }
@@ -96,14 +98,10 @@ class Collector {
   }
 }
 
-const NESTED = process.env.NESTED !== '0';
-
 function insideArticle(el: El): boolean {
   for (let p: El | null = el; p !== null; p = p.parent) if (p.tag === 'article') return true;
   return false;
 }
-
-const CAPTIONS = process.env.CAPTIONS !== '0';
 
 /** Not displayed: the `hidden` attribute or an inline `display:none`/`visibility:hidden` style. */
 function isHidden(el: El): boolean {
@@ -205,7 +203,8 @@ export function selectContent(scope: El): ContentSelection | null {
     const w = negativeWord(el);
     if (w !== undefined) negatives.set(el, w);
     // An article inside an article is a teaser, a related story or a comment.
-    else if (NESTED && el.tag === 'article' && el.parent !== null && insideArticle(el.parent)) negatives.set(el, 'article');
+    else if (el.tag === 'article' && el.parent !== null && insideArticle(el.parent))
+      negatives.set(el, 'article');
   });
   collector.walk(scope, false);
   const blocks = collector.blocks;
@@ -295,7 +294,13 @@ function trimEdges(blocks: Block[], root: El): void {
   for (let i = 0; i < inside.length; i++) {
     const el = inside[i].el;
     if (i >= first && i <= last) {
-      if (MIDDLE && inside[i].kind === Kind.Linky && inside[i].link >= inside[i].text * MIDDLE_LINK && !(el.flags & F.HasBlock) && el !== root && el.tag !== 'h1') {
+      if (
+        inside[i].kind === Kind.Linky &&
+        inside[i].link >= inside[i].text * MIDDLE_LINK &&
+        !(el.flags & F.HasBlock) &&
+        el !== root &&
+        el.tag !== 'h1'
+      ) {
         let p: El | null = el;
         while (p !== null && p !== root && !goodCount.has(p)) p = p.parent;
         if ((goodCount.get(p ?? root) ?? 0) > 2) el.flags |= F.Removed;
@@ -311,9 +316,6 @@ function trimEdges(blocks: Block[], root: El): void {
     el.flags |= F.Removed;
   }
 }
-
-const MIDDLE = process.env.MIDDLE !== '0';
-const MIDDLE_LINK = Number(process.env.ML ?? 0.8);
 
 /** The child of `root` that holds `el` (or `el` itself when it is the root). */
 function itemOf(el: El, root: El): El {
@@ -368,7 +370,7 @@ function pickRoot(blocks: Block[], scope: El): El | null {
   // thread, the sections of a page). Looks a few levels up for siblings that carry prose of their own.
   let root = best;
   let cur = best;
-  for (let climbed = 0; cur !== scope && cur.parent !== null && climbed < MERGE_LEVELS; ) {
+  for (let climbed = 0; cur !== scope && cur.parent !== null && climbed < MERGE_LEVELS;) {
     const parent: El = cur.parent;
     const threshold = Math.max(PROSE_SIBLING, best.prose * 0.2);
     const carries = (c: El): boolean =>
@@ -381,12 +383,12 @@ function pickRoot(blocks: Block[], scope: El): El | null {
     let merged = false;
     for (const c of parent.children) {
       if (typeof c === 'string' || c === cur || c.flags & F.Removed) continue;
-      if (carries(c) && (near || alike(c, cur))) merged = true;
+      if (near ? carries(c) || (c.idx < cur.idx && nearProse(c)) : carries(c) && alike(c, cur)) merged = true;
     }
     if (merged) {
       for (const c of parent.children) {
         if (typeof c === 'string' || c === cur || c.flags & F.Removed) continue;
-        if (carries(c) || siblingProse(c)) continue;
+        if (carries(c) || siblingProse(c) || (near && c.idx < cur.idx && nearProse(c))) continue;
         c.flags |= F.Removed;
       }
       root = parent;
@@ -395,6 +397,11 @@ function pickRoot(blocks: Block[], scope: El): El | null {
     cur = parent;
   }
   return root;
+}
+
+/** A sibling of the root that is a paragraph or two of prose (a lead paragraph in its own wrapper). */
+function nearProse(c: El): boolean {
+  return c.prose >= GOOD_TEXT && c.linkLen < c.textLen * 0.25 && !(c.flags & F.Negative);
 }
 
 function alike(a: El, b: El): boolean {

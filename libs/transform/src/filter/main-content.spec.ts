@@ -88,6 +88,65 @@ describe('onlyMainContent', () => {
   });
 });
 
+describe('content score', () => {
+  const para = (n: number, word: string): string =>
+    `<p>${`${word} sentence with enough words to read as prose, carrying the story on. `.repeat(n)}</p>`;
+
+  it('keeps the story and drops the comment section, related links and a teaser list around it', () => {
+    const html = `<body><div class="page"><div class="story-body">${para(2, 'Story')}${para(2, 'Story')}
+      <p>Related: <a href="/other">Another story entirely about something else</a></p>${para(2, 'Story')}${para(2, 'Story')}</div>
+      <div class="teasers"><ul>${'<li><a href="/t">Teaser headline that links away</a></li>'.repeat(6)}</ul></div>
+      <section id="comments"><h3>3 Comments</h3><div class="comment-body">${para(4, 'Comment')}</div></section></div></body>`;
+    const out = main(html);
+    expect(out).toContain('Story sentence');
+    expect(out).not.toContain('Related:');
+    expect(out).not.toContain('Teaser headline');
+    expect(out).not.toContain('Comment sentence');
+  });
+
+  it('keeps comments when the thread is the page (posts named comment, no other prose)', () => {
+    const html = `<body><h1>Thread</h1><div class="thread">
+      <div class="comment">${para(2, 'First')}</div><div class="comment">${para(2, 'Second')}</div></div></body>`;
+    expect(main(html)).toContain('First sentence');
+    expect(main(html)).toContain('Second sentence');
+  });
+
+  it('drops hidden elements, figure captions and articles nested in the article', () => {
+    const html = `<body><article>${para(3, 'Body')}<figure><img src="/a.jpg" alt=""><figcaption>A caption</figcaption></figure>
+      <div style="display: none"><p>Schema headline copy</p></div><div hidden><p>Hidden text</p></div>${para(2, 'Body')}
+      <article class="card">${para(1, 'Teaser')}</article></article></body>`;
+    const out = main(html);
+    expect(out).toContain('Body sentence');
+    for (const gone of ['A caption', 'Schema headline', 'Hidden text', 'Teaser sentence'])
+      expect(out).not.toContain(gone);
+  });
+
+  it('merges sibling containers that both carry the text, and a lead paragraph above the body', () => {
+    const html = `<body><div class="wrap"><div class="lead">${para(1, 'Lead')}</div><div class="part">${para(3, 'One')}</div>
+      <div class="ad-slot"><a href="/ad">Ad</a></div><div class="part">${para(3, 'Two')}</div></div>
+      <footer><p>${'Site footer text that is long enough to be prose. '.repeat(3)}</p></footer></body>`;
+    const out = main(html);
+    expect(out).toContain('Lead sentence');
+    expect(out).toContain('One sentence');
+    expect(out).toContain('Two sentence');
+    expect(out).not.toContain('Site footer');
+  });
+
+  it('keeps a listing: each item title stays with its excerpt', () => {
+    const html = `<body><ul class="posts">${[1, 2, 3, 4]
+      .map((i) => `<li><h2><a href="/p${i}">Post title ${i}</a></h2>${para(1, `Excerpt${i}`)}</li>`)
+      .join('')}</ul></body>`;
+    const out = main(html);
+    for (const i of [1, 2, 3, 4]) expect(out).toContain(`Post title ${i}`);
+  });
+
+  it('lets includeTags and excludeTags win over the score', () => {
+    const html = `<body><div class="story">${para(3, 'Story')}</div><div id="comments">${para(1, 'Comment')}</div></body>`;
+    expect(main(html, { includeTags: ['#comments'] })).toContain('Comment sentence');
+    expect(main(html, { excludeTags: ['.story'] })).not.toContain('Story sentence');
+  });
+});
+
 describe('includeTags / excludeTags', () => {
   const html = `<body><div id="intro"><p>Intro</p></div><div class="content"><p>Keep me</p><p class="ad">Buy now</p></div>
     <section><p>Section</p><span class="note">Note</span></section></body>`;
