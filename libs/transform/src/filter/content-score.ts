@@ -80,8 +80,9 @@ class Collector {
       if (typeof c === 'string') {
         const b = this.cur;
         if (b === null) continue;
-        const n = visibleLength(c);
-        if (n === 0) continue;
+        // Raw source length: blank runs between tags are the parser's one-character constants.
+        const n = c.length;
+        if (n <= 1 && (c === ' ' || c === '\n')) continue;
         b.text += n;
         if (link) b.link += n;
         b.sentence = endsSentence(c);
@@ -111,22 +112,6 @@ function isHidden(el: El): boolean {
 }
 
 const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)/i;
-
-function visibleLength(s: string): number {
-  let n = 0;
-  let ws = true;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 32 || c === 10 || c === 9 || c === 13 || c === 12) {
-      if (!ws) n++;
-      ws = true;
-    } else {
-      n++;
-      ws = false;
-    }
-  }
-  return n;
-}
 
 function endsSentence(s: string): boolean {
   for (let i = s.length - 1; i >= 0; i--) {
