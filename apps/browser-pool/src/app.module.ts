@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
 import { RenderModule } from './render/render.module';
+import { SessionsModule } from './sessions/sessions.module';
 
 /** Root feature module of the browser-pool service; platform providers (config, logger, NATS, PostgreSQL) are global. */
 @Module({
-  imports: [RenderModule],
+  imports: [RenderModule, SessionsModule],
 })
 export class AppModule {}

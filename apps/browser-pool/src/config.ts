@@ -1,3 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
 import { CommonEnv, envBool, envInt, envList } from '@wds/config';
 import { z } from 'zod';
 import { defaultChromiumPath } from './pool/browser-launcher';
@@ -28,6 +30,26 @@ export const browserPoolEnvShape = {
   WDS_ARTIFACTS_STORE: envBool().default(true),
   WDS_ARTIFACT_TTL_HOURS: envInt({ min: 1 }).default(24),
   WDS_REPLAY_RETENTION_HOURS: envInt({ min: 1 }).default(24),
+  /** Live browser sessions (POST /v2/browser, interact) this replica holds at most. */
+  WDS_BROWSER_SESSIONS: envInt({ min: 0, max: 500 }).default(10),
+  /** Host directory of the sessions' private directories (profiles, scratch, sockets). */
+  WDS_SESSION_DIR: z.string().min(1).default(path.join(os.tmpdir(), 'wds-sessions')),
+  /** Sessions' sandboxes run as uids base + 2·slot (browser) and base + 2·slot + 1 (code). */
+  WDS_SANDBOX_UID_BASE: envInt({ min: 1000, max: 2_000_000_000 }).default(200_000),
+  /** Per process of user code: address space, CPU seconds; per session: processes and threads. */
+  WDS_SANDBOX_MEMORY_MB: envInt({ min: 256, max: 65_536 }).default(2048),
+  WDS_SANDBOX_CPU_SECONDS: envInt({ min: 10 }).default(900),
+  WDS_SANDBOX_PROCESSES: envInt({ min: 16, max: 4096 }).default(96),
+  /** stdout and stderr are each cut here; the whole reply also fits one NATS message (WDS_SANDBOX_REPLY_BYTES). */
+  WDS_SANDBOX_OUTPUT_BYTES: envInt({ min: 1024 }).default(512 * 1024),
+  WDS_SANDBOX_REPLY_BYTES: envInt({ min: 16 * 1024 }).default(900 * 1024),
+  /** Internal endpoint the gateway forwards cdpUrl connections to. */
+  WDS_BROWSER_SESSION_HOST: z.string().min(1).default('0.0.0.0'),
+  WDS_BROWSER_SESSION_PORT: envInt({ min: 0, max: 65_535 }).default(0),
+  /** How the gateway reaches that endpoint; default http://127.0.0.1:<port> (set the pod IP in Kubernetes). */
+  WDS_BROWSER_SESSION_ADVERTISE: z.url().optional(),
+  /** A replica silent for this long is dead: its sessions end (and are billed) on the others. */
+  WDS_SESSION_REPLICA_TIMEOUT_MS: envInt({ min: 2000 }).default(30_000),
 };
 
 export const BrowserPoolConfig = CommonEnv.extend(browserPoolEnvShape);

@@ -3,6 +3,7 @@ import { AdminModule } from './admin/admin.module';
 import { ArtifactsModule } from './artifacts/artifacts.module';
 import { AuthModule } from './auth/auth.module';
 import { BatchModule } from './batch/batch.module';
+import { BrowserModule } from './browser/browser.module';
 import { BootstrapModule } from './bootstrap/bootstrap.module';
 import { CrawlModule } from './crawl/crawl.module';
 import { HealthModule } from './health/health.module';
@@ -28,6 +29,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     CrawlModule,
     BatchModule,
     TeamModule,
+    BrowserModule,
     WebhooksModule,
     PendingRoutesModule,
   ],

@@ -62,6 +62,8 @@ function findChromium() {
 
 const BROWSER_EXTRAS = [
   { pkg: 'chromium-headless-shell', file: '/usr/lib/chromium/chromium-headless-shell' },
+  // Browser sessions run user code and their browsers in bubblewrap sandboxes (docs/adr/0008).
+  { pkg: 'bubblewrap', file: '/usr/bin/bwrap' },
   {
     pkg: 'webext-ublock-origin-chromium',
     file: '/usr/share/chromium/extensions/ublock-origin/assets/thirdparties/easylist/easylist.txt',

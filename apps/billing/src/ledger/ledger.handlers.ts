@@ -32,7 +32,7 @@ export class LedgerHandlers implements OnModuleInit {
         requestKey: req.requestId,
         amount: req.amount,
         reason: req.endpoint,
-        ttlMs: RESERVATION_TTL_MS,
+        ttlMs: req.ttlMs ?? RESERVATION_TTL_MS,
       });
       return { reservationId: reservation.id, balance };
     });

@@ -13,11 +13,29 @@ export abstract class ProfileStore {
     save: boolean,
     job: (state: StorageState | undefined) => Promise<{ result: T; state?: StorageState }>,
   ): Promise<T>;
+
+  /** The stored state of a profile (browser sessions load it at start...). */
+  abstract load(teamId: string, name: string): Promise<StorageState | undefined>;
+
+  /** ...and save theirs at the end; one writer per profile is enforced when the session starts. */
+  abstract save(teamId: string, name: string, state: StorageState): Promise<void>;
 }
 
 export class PgProfileStore extends ProfileStore {
   constructor(private readonly db: Database) {
     super();
+  }
+
+  load(teamId: string, name: string): Promise<StorageState | undefined> {
+    return load(this.db, teamId, name);
+  }
+
+  async save(teamId: string, name: string, state: StorageState): Promise<void> {
+    await this.db.query(
+      `INSERT INTO browser_pool.profiles (team_id, name, storage_state) VALUES ($1, $2, $3)
+       ON CONFLICT (team_id, name) DO UPDATE SET storage_state = EXCLUDED.storage_state, updated_at = now()`,
+      [teamId, name, JSON.stringify(state)],
+    );
   }
 
   async withProfile<T>(

@@ -148,5 +148,6 @@ const DEFAULT_SPEC = contextSpecFor({
     },
     RenderServer,
   ],
+  exports: [PolicyProxy, ProfileStore, ReplayStore],
 })
 export class RenderModule {}

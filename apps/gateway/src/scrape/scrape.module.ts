@@ -25,5 +25,6 @@ import { ScrapePageUseCase } from './scrape-page.usecase';
     },
     { provide: HitRecorder, inject: [Messaging], useFactory: (m: Messaging) => new HitRecorder(m) },
   ],
+  exports: [ScrapeDocumentReader],
 })
 export class ScrapeModule {}

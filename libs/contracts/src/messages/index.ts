@@ -23,3 +23,4 @@ export * from './browser-render';
 export * from './batch';
 export * from './activity';
 export * from './team-usage';
+export * from './browser-session';

@@ -36,6 +36,58 @@ const n = (name: string, schema: z.ZodType): NamedSchema => ({ name, schema });
 
 const ok = (schema: NamedSchema, description = 'Success') => ({ status: 200, description, schema });
 
+/** Browser-session operations; `/v2/interact*` is the newer name of the same routes. */
+function browserOperations(base: string, suffix: string): OperationDef[] {
+  const alias = suffix ? ` (alias of ${'/v2/browser'})` : '';
+  return [
+    {
+      method: 'post',
+      path: base,
+      operationId: `createBrowser${suffix}`,
+      summary: `Start a live browser session (cdpUrl, code execution)${alias}`,
+      tag: 'Browser',
+      security: 'apiKey',
+      body: n('CreateBrowserRequest', api.CreateBrowserRequest),
+      success: ok(n('CreateBrowserResponse', api.CreateBrowserResponse)),
+      errors: [400, 402, 409, 502, 503],
+    },
+    {
+      method: 'get',
+      path: base,
+      operationId: `listBrowsers${suffix}`,
+      summary: `List browser sessions${alias}`,
+      tag: 'Browser',
+      security: 'apiKey',
+      query: api.ListBrowsersQuery,
+      success: ok(n('ListBrowsersResponse', api.ListBrowsersResponse)),
+      errors: [400, 503],
+    },
+    {
+      method: 'post',
+      path: `${base}/{sessionId}/execute`,
+      operationId: `browserExecute${suffix}`,
+      summary: `Run node, python or bash code in a browser session's sandbox${alias}`,
+      tag: 'Browser',
+      security: 'apiKey',
+      pathParams: api.SessionIdParams,
+      body: n('ExecuteRequest', api.ExecuteRequest),
+      success: ok(n('ExecuteResult', api.ExecuteResult)),
+      errors: [400, 403, 404, 410, 502, 503],
+    },
+    {
+      method: 'delete',
+      path: `${base}/{sessionId}`,
+      operationId: `deleteBrowser${suffix}`,
+      summary: `End a browser session (billed at 2 credits per browser minute)${alias}`,
+      tag: 'Browser',
+      security: 'apiKey',
+      pathParams: api.SessionIdParams,
+      success: ok(n('DeleteBrowserResponse', api.DeleteBrowserResponse)),
+      errors: [400, 403, 404, 503],
+    },
+  ];
+}
+
 /** Every operation of the public API and the admin API, in documentation order. */
 export const OPERATIONS: readonly OperationDef[] = [
   {
@@ -65,7 +117,8 @@ export const OPERATIONS: readonly OperationDef[] = [
     method: 'post',
     path: '/v2/scrape/{jobId}/interact',
     operationId: 'interact',
-    summary: 'Run code or a prompt in a live browser attached to a scrape job',
+    summary:
+      'Run code in a live browser at the page state of a scrape (created on the first call; 410 once ended). `prompt` answers 400: the AI agent is not available yet',
     tag: 'Interact',
     security: 'apiKey',
     pathParams: api.InteractParams,
@@ -77,36 +130,15 @@ export const OPERATIONS: readonly OperationDef[] = [
     method: 'delete',
     path: '/v2/scrape/{jobId}/interact',
     operationId: 'stopInteraction',
-    summary: 'Stop the browser session of a scrape job',
+    summary: 'Stop the browser session of a scrape job (billed at 2 credits per browser minute)',
     tag: 'Interact',
     security: 'apiKey',
     pathParams: api.InteractParams,
     success: ok(n('InteractStopResponse', api.InteractStopResponse)),
-    errors: [400, 403, 404],
+    errors: [400, 403, 404, 503],
   },
-  {
-    method: 'get',
-    path: '/v2/browser',
-    operationId: 'listBrowsers',
-    summary: 'List browser sessions',
-    tag: 'Browser',
-    security: 'apiKey',
-    query: api.ListBrowsersQuery,
-    success: ok(n('ListBrowsersResponse', api.ListBrowsersResponse)),
-    errors: [400],
-  },
-  {
-    method: 'post',
-    path: '/v2/browser/{sessionId}/execute',
-    operationId: 'browserExecute',
-    summary: 'Run code in a browser session',
-    tag: 'Browser',
-    security: 'apiKey',
-    pathParams: api.SessionIdParams,
-    body: n('ExecuteRequest', api.ExecuteRequest),
-    success: ok(n('ExecuteResult', api.ExecuteResult)),
-    errors: [400, 403, 404, 410, 502, 503],
-  },
+  ...browserOperations('/v2/browser', ''),
+  ...browserOperations('/v2/interact', 'Interact'),
   {
     method: 'post',
     path: '/v2/crawl',

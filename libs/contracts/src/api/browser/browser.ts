@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { publicBody } from '../common/public-body';
+import { BrowserProfile } from '../scrape/scrape-request';
 
 export const CODE_MAX_CHARS = 100000;
 export const CodeLanguage = z.enum(['python', 'node', 'bash']);
@@ -7,6 +8,15 @@ export type CodeLanguage = z.infer<typeof CodeLanguage>;
 
 export const BrowserSessionStatus = z.enum(['active', 'destroyed']);
 export type BrowserSessionStatus = z.infer<typeof BrowserSessionStatus>;
+
+/** Browser sessions are billed at this rate, prorated by the second, with a one-minute minimum. */
+export const BROWSER_CREDITS_PER_MINUTE = 2;
+
+/** Credits of a session that lasted `durationMs` (2 per minute by the second, at least one minute). */
+export function browserSessionCredits(durationMs: number): number {
+  const minutes = Math.max(1, Math.max(0, durationMs) / 60_000);
+  return Math.ceil(minutes * BROWSER_CREDITS_PER_MINUTE);
+}
 
 export const BrowserSession = z.object({
   id: z.string(),
@@ -30,6 +40,44 @@ export type ListBrowsersResponse = z.output<typeof ListBrowsersResponse>;
 export const SessionIdParams = z.object({ sessionId: z.string().min(1).max(200) });
 export type SessionIdParams = z.output<typeof SessionIdParams>;
 
+/** POST /v2/browser body. The Python SDK's `blockAds` and `location` are accepted and ignored. */
+export const CreateBrowserRequest = publicBody({
+  ttl: z.int().min(30).max(3600).default(600).describe('Seconds the session may live at most'),
+  activityTtl: z
+    .int()
+    .min(10)
+    .max(3600)
+    .default(300)
+    .describe('Seconds without activity after which the session ends'),
+  streamWebView: z.boolean().default(true),
+  recordSession: z.boolean().optional().describe('Accepted; recording is not offered'),
+  profile: BrowserProfile.optional(),
+  blockAds: z.boolean().optional().describe('Accepted for the Python SDK; ignored'),
+  location: z.looseObject({}).optional().describe('Accepted for the Python SDK; ignored'),
+});
+export type CreateBrowserRequest = z.output<typeof CreateBrowserRequest>;
+export type CreateBrowserRequestInput = z.input<typeof CreateBrowserRequest>;
+
+export const CreateBrowserResponse = z.object({
+  success: z.literal(true),
+  id: z.string(),
+  cdpUrl: z.string(),
+  liveViewUrl: z.string(),
+  interactiveLiveViewUrl: z.string(),
+  expiresAt: z.string(),
+});
+export type CreateBrowserResponse = z.output<typeof CreateBrowserResponse>;
+
+/** DELETE /v2/browser/{sessionId} answer. */
+export const DeleteBrowserResponse = z.object({
+  success: z.literal(true),
+  status: z.enum(['stopped', 'failed']),
+  cleanupQueued: z.boolean(),
+  sessionDurationMs: z.int().min(0),
+  creditsBilled: z.int().min(0),
+});
+export type DeleteBrowserResponse = z.output<typeof DeleteBrowserResponse>;
+
 /** POST /v2/browser/{sessionId}/execute body. */
 export const ExecuteRequest = publicBody({
   code: z.string().min(1).max(CODE_MAX_CHARS),
@@ -47,6 +95,7 @@ export const ExecuteResult = z.object({
   stderr: z.string().nullable(),
   exitCode: z.int().nullable(),
   killed: z.boolean().describe('true when terminated because of the timeout'),
+  truncated: z.boolean().optional().describe('true when stdout or stderr was cut at 1 MiB'),
   error: z.string().nullable().optional(),
 });
 export type ExecuteResult = z.output<typeof ExecuteResult>;

@@ -13,6 +13,13 @@ export const InteractRequest = publicBody({
     'Only used with code; bash runs agent-browser CLI commands',
   ),
   timeout: z.int().min(1).max(300).default(30).describe('Seconds'),
+  ttl: z.int().min(30).max(3600).optional().describe('Seconds; only used when the session is created'),
+  activityTtl: z
+    .int()
+    .min(10)
+    .max(3600)
+    .optional()
+    .describe('Seconds; only used when the session is created'),
 }).refine((b) => (b.code === undefined) !== (b.prompt === undefined), {
   message: 'Exactly one of code or prompt must be given',
 });
@@ -20,6 +27,8 @@ export type InteractRequest = z.output<typeof InteractRequest>;
 export type InteractRequestInput = z.input<typeof InteractRequest>;
 
 export const InteractResult = ExecuteResult.extend({
+  sessionId: z.string().optional(),
+  cdpUrl: z.string().optional(),
   liveViewUrl: z.string().optional(),
   interactiveLiveViewUrl: z.string().optional(),
   output: z.string().optional().describe("The agent's final answer; only with a prompt"),

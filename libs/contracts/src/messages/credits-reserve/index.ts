@@ -8,6 +8,12 @@ export const CreditsReserveRequest = z.object({
   requestId: z.string().min(1),
   amount: z.number().positive(),
   endpoint: ActivityEndpoint,
+  /** How long the hold lives without settle/release (default: billing's 30 minutes); browser sessions hold for their ttl. */
+  ttlMs: z
+    .int()
+    .min(1000)
+    .max(24 * 3600_000)
+    .optional(),
 });
 export type CreditsReserveRequest = z.output<typeof CreditsReserveRequest>;
 

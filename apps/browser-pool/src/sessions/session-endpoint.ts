@@ -1,0 +1,61 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { SessionManager } from './session-manager';
+
+const PATH = /^\/sessions\/([0-9a-f-]{36})\/([A-Za-z0-9_-]{20,100})(\/.*)?$/;
+
+/**
+ * The replica's internal HTTP/WebSocket endpoint for session traffic the gateway forwards (cdpUrl):
+ * `/sessions/<id>/<token>/json/version` and `/sessions/<id>/<token>/devtools/...`. The token is
+ * checked here too, so reaching this port is not enough to drive a session.
+ */
+export class SessionEndpoint {
+  private server?: http.Server;
+
+  constructor(
+    private readonly sessions: SessionManager,
+    private readonly host: string,
+    private readonly port: number,
+  ) {}
+
+  async start(): Promise<number> {
+    const server = http.createServer((req, res) => {
+      const m = PATH.exec((req.url ?? '').split('?')[0]);
+      const session = m ? this.sessions.withToken(m[1], m[2]) : undefined;
+      if (!m || !session) {
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        res.end('unknown session');
+        return;
+      }
+      const base = forwardedBase(req) ?? `ws://${req.headers.host}/sessions/${m[1]}/${m[2]}`;
+      session.relay.answerHttp(req, res, base);
+    });
+    server.on('upgrade', (req, socket, head: Buffer) => {
+      const m = PATH.exec((req.url ?? '').split('?')[0]);
+      const session = m ? this.sessions.withToken(m[1], m[2]) : undefined;
+      if (!m || !session) {
+        socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+        return;
+      }
+      session.relay.upgrade(req, socket, head, m[3] ?? '/devtools/browser');
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, this.host, () => resolve());
+    });
+    this.server = server;
+    return (server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise<void>((r) => this.server!.close(() => r()));
+  }
+}
+
+/** The public ws base the gateway passes along, so /json/version names the public URL. */
+function forwardedBase(req: http.IncomingMessage): string | undefined {
+  const v = req.headers['x-wds-public-ws-base'];
+  return typeof v === 'string' && /^wss?:\/\//.test(v) ? v : undefined;
+}

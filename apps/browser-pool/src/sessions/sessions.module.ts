@@ -1,0 +1,81 @@
+import path from 'node:path';
+import { Module } from '@nestjs/common';
+import { Database } from '@wds/database';
+import { Messaging } from '@wds/messaging';
+import type { Logger } from '@wds/observability';
+import { APP_CONFIG, LOGGER } from '@wds/service-kit';
+import type { BrowserPoolConfig } from '../config';
+import { ProfileStore } from '../profiles/profile-store';
+import { PolicyProxy } from '../render/policy-proxy';
+import { RenderModule } from '../render/render.module';
+import { ReplayStore } from '../replay/replay-store';
+import { moduleMount } from '../sandbox/code-sandbox';
+import { SessionBilling } from './session-billing';
+import { SessionEndpoint } from './session-endpoint';
+import { SessionManager } from './session-manager';
+import { SessionStore } from './session-store';
+import { SessionsServer } from './sessions.server';
+
+/** The sandbox's worker script (plain JavaScript, run by the sandbox's node). */
+export const SANDBOX_ASSETS = path.join(__dirname, '..', '..', 'assets', 'sandbox');
+
+/** Live browser sessions: docs/adr/0008-browser-sessions.md. */
+@Module({
+  imports: [RenderModule],
+  providers: [
+    { provide: SessionStore, inject: [Database], useFactory: (db: Database) => new SessionStore(db) },
+    { provide: SessionBilling, inject: [Messaging], useFactory: (m: Messaging) => new SessionBilling(m) },
+    {
+      provide: SessionManager,
+      inject: [APP_CONFIG, SessionStore, SessionBilling, ReplayStore, ProfileStore, PolicyProxy, LOGGER],
+      useFactory: (
+        c: BrowserPoolConfig,
+        store: SessionStore,
+        billing: SessionBilling,
+        replays: ReplayStore,
+        profiles: ProfileStore,
+        proxy: PolicyProxy,
+        logger: Logger,
+      ) =>
+        new SessionManager(
+          {
+            replicaId: c.WDS_INSTANCE_ID,
+            capacity: c.WDS_BROWSER_SESSIONS,
+            chromiumPath: c.WDS_CHROMIUM_PATH,
+            proxyUrl: () => proxy.url,
+            baseDir: c.WDS_SESSION_DIR,
+            uidBase: c.WDS_SANDBOX_UID_BASE,
+            limits: {
+              addressSpaceBytes: c.WDS_SANDBOX_MEMORY_MB * 1024 * 1024,
+              cpuSeconds: c.WDS_SANDBOX_CPU_SECONDS,
+              processes: c.WDS_SANDBOX_PROCESSES,
+              fileBytes: 256 * 1024 * 1024,
+            },
+            browserProcesses: 512,
+            outputCapBytes: c.WDS_SANDBOX_OUTPUT_BYTES,
+            replyBudgetBytes: c.WDS_SANDBOX_REPLY_BYTES,
+            runtimeMounts: [
+              { from: path.join(SANDBOX_ASSETS, 'worker.js'), to: '/opt/wds/worker.js' },
+              moduleMount('playwright-core'),
+              moduleMount('acorn'),
+            ],
+            launchTimeoutMs: 30_000,
+            replayTimeoutMs: 60_000,
+          },
+          store,
+          billing,
+          replays,
+          profiles,
+          logger.child({ component: 'sessions' }),
+        ),
+    },
+    {
+      provide: SessionEndpoint,
+      inject: [APP_CONFIG, SessionManager],
+      useFactory: (c: BrowserPoolConfig, sessions: SessionManager) =>
+        new SessionEndpoint(sessions, c.WDS_BROWSER_SESSION_HOST, c.WDS_BROWSER_SESSION_PORT),
+    },
+    SessionsServer,
+  ],
+})
+export class SessionsModule {}

@@ -1,0 +1,422 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { freePort } from '@wds/local-infra';
+import { chromium } from 'playwright-core';
+import { callApi, listenLocal, type LocalServer } from './support/http';
+import { startE2eStack, type E2eStack, type StackProcess } from './support/stack-process';
+
+// Browser sessions and interact through the whole stack (`npm start`: gateway → browser-pool over
+// NATS, the credits ledger, sandboxed runtimes), driven by the official Firecrawl JS SDK and by
+// playwright-core over the session's cdpUrl.
+
+const READY_TIMEOUT_MS = 90_000;
+const KEY = `e2e-browser-sessions-${randomBytes(16).toString('hex')}`;
+const ADMIN_TOKEN = `e2e-admin-${randomBytes(16).toString('hex')}`;
+
+/** A page with a counter the scrape's actions click, so a replay is visible in the page state. */
+function startCounterSite(): Promise<LocalServer> {
+  return listenLocal((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(`<!doctype html><html><head><title>Counter ${new URL(req.url ?? '/', 'http://x').pathname}</title></head>
+      <body><button id="inc" onclick="document.getElementById('n').textContent = String(Number(document.getElementById('n').textContent) + 1)">+1</button>
+      <span id="n">0</span><input id="q"></body></html>`);
+  });
+}
+
+describe('browser sessions and interact through the stack', () => {
+  let e2e: E2eStack | undefined;
+  let stack: StackProcess;
+  let site: LocalServer;
+
+  const sdk = async (apiKey = KEY) => {
+    const { default: Firecrawl } = await import('@mendable/firecrawl-js');
+    return new Firecrawl({ apiKey, apiUrl: stack.url });
+  };
+  const call = (method: string, route: string, body?: unknown, key = KEY) =>
+    callApi(stack.url, method, route, { key, body, timeoutMs: 120_000 });
+  const adminTeam = async (credits: number, limits?: Record<string, number>) => {
+    const created = await callApi(stack.url, 'POST', '/admin/v1/teams', {
+      key: ADMIN_TOKEN,
+      body: { name: `e2e-${randomBytes(4).toString('hex')}`, credits, ...(limits ? { limits } : {}) },
+    });
+    expect(created.status).toBe(201);
+    return created.body as { teamId: string; apiKey: string };
+  };
+  /** The team's balance (an admin grant of 1 answers it; the probes' credits are subtracted). */
+  const probes = new Map<string, number>();
+  const balance = async (teamId: string) => {
+    probes.set(teamId, (probes.get(teamId) ?? 0) + 1);
+    const r = await callApi(stack.url, 'POST', `/admin/v1/teams/${teamId}/credits`, {
+      key: ADMIN_TOKEN,
+      body: { amount: 1, reason: 'e2e balance probe' },
+    });
+    expect(r.status).toBe(200);
+    return (r.body.balance as number) - probes.get(teamId)!;
+  };
+
+  beforeAll(async () => {
+    site = await startCounterSite();
+    const port = await freePort();
+    e2e = await startE2eStack({
+      name: 'browser-sessions',
+      port,
+      readyTimeoutMs: READY_TIMEOUT_MS,
+      env: {
+        WDS_BOOTSTRAP_API_KEY: KEY,
+        WDS_ADMIN_TOKEN: ADMIN_TOKEN,
+        WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
+        WDS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        WDS_BROWSER_PROCESSES: '1',
+      },
+    });
+    stack = e2e.stack;
+  }, READY_TIMEOUT_MS + 10_000);
+
+  afterAll(async () => {
+    await e2e?.stop();
+    await site?.close();
+  }, 60_000);
+
+  it('creates, drives (node), lists and deletes a session with the JS SDK, billed once', async () => {
+    const team = await adminTeam(1000);
+    const client = await sdk(team.apiKey);
+    const created = await client.browser({ ttl: 120, activityTtl: 60 });
+    expect(created).toMatchObject({
+      success: true,
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      cdpUrl: expect.stringMatching(new RegExp(`^ws://127\\.0\\.0\\.1:${e2e!.port}/v2/browser/`)),
+      liveViewUrl: '',
+      interactiveLiveViewUrl: '',
+      expiresAt: expect.any(String),
+    });
+    // The whole ttl (2 minutes = 4 credits) is held while the session runs.
+    expect(await balance(team.teamId)).toBe(996);
+    const id = created.id!;
+
+    const nav = await client.browserExecute(id, {
+      code: `await page.goto('${site.url}/first'); console.log('went'); await page.title()`,
+      language: 'node',
+    });
+    expect(nav).toMatchObject({ success: true, result: 'Counter /first', exitCode: 0, killed: false });
+    expect(nav.stdout).toBe('went\n');
+
+    // REPL state across calls: declarations, functions and the page.
+    await client.browserExecute(id, {
+      code: 'const base = 40; function add(n) { return base + n }',
+      language: 'node',
+    });
+    const again = await client.browserExecute(id, {
+      code: "await page.click('#inc'); add(2) + Number(await page.textContent('#n'))",
+      language: 'node',
+    });
+    expect(again.result).toBe('43');
+
+    const failing = await client.browserExecute(id, { code: "throw new Error('boom')", language: 'node' });
+    expect(failing).toMatchObject({ success: true, exitCode: 1, killed: false, error: 'boom' });
+    expect(failing.stderr).toContain('Error: boom');
+
+    const active = await client.listBrowsers({ status: 'active' });
+    expect(active.sessions?.map((s) => s.id)).toEqual([id]);
+    expect(active.sessions?.[0]).toMatchObject({ status: 'active', streamWebView: true, liveViewUrl: '' });
+
+    const deleted = await client.deleteBrowser(id);
+    expect(deleted).toMatchObject({ success: true, status: 'stopped', creditsBilled: 2 });
+    expect(deleted.sessionDurationMs).toBeGreaterThan(0);
+    expect(deleted.sessionDurationMs).toBeLessThan(60_000);
+    // Settled at one minute (2 credits); the rest of the hold came back.
+    expect(await balance(team.teamId)).toBe(998);
+
+    const again2 = await call('DELETE', `/v2/browser/${id}`, undefined, team.apiKey);
+    expect(again2).toMatchObject({ status: 200, body: { success: true, creditsBilled: 2 } });
+    expect(await balance(team.teamId)).toBe(998);
+
+    const destroyed = await client.listBrowsers({ status: 'destroyed' });
+    expect(destroyed.sessions?.map((s) => s.id)).toEqual([id]);
+    expect(destroyed.sessions?.[0]).toMatchObject({ status: 'destroyed', cdpUrl: '' });
+    const after = await call('POST', `/v2/browser/${id}/execute`, { code: '1' }, team.apiKey);
+    expect(after.status).toBe(410);
+    // The same routes under the newer name.
+    const alias = await call('GET', '/v2/interact?status=destroyed', undefined, team.apiKey);
+    expect(alias.body.sessions.map((s: { id: string }) => s.id)).toEqual([id]);
+  }, 120_000);
+
+  it('kills code past its timeout and keeps the session usable', async () => {
+    const client = await sdk();
+    const { id } = await client.browser({ ttl: 60 });
+    const spin = await client.browserExecute(id!, { code: 'while (true) {}', language: 'node', timeout: 2 });
+    expect(spin).toMatchObject({ killed: true, exitCode: 137, success: true });
+    expect(spin.error).toMatch(/timed out/);
+    const next = await client.browserExecute(id!, { code: '6 * 7', language: 'node' });
+    expect(next).toMatchObject({ result: '42', exitCode: 0 });
+    const big = await client.browserExecute(id!, {
+      code: "process.stdout.write('x'.repeat(3 * 1024 * 1024)); 'done'",
+      language: 'node',
+    });
+    // stdout is cut at 512 KiB (the reply must fit one NATS message).
+    expect(big.stdout?.length).toBe(512 * 1024);
+    expect(big).toMatchObject({ result: 'done', truncated: true });
+    await client.deleteBrowser(id!);
+  }, 60_000);
+
+  it('hands out a cdpUrl that playwright drives from outside; wrong or ended tokens are refused', async () => {
+    const client = await sdk();
+    const created = await client.browser({ ttl: 60 });
+    await client.browserExecute(created.id!, {
+      code: `await page.goto('${site.url}/cdp')`,
+      language: 'node',
+    });
+    const browser = await chromium.connectOverCDP(created.cdpUrl!);
+    const page = browser.contexts()[0].pages()[0];
+    expect(await page.title()).toBe('Counter /cdp');
+    await page.click('#inc');
+    const seen = await client.browserExecute(created.id!, {
+      code: "await page.textContent('#n')",
+      language: 'node',
+    });
+    expect(seen.result).toBe('1');
+    await browser.close().catch(() => undefined);
+
+    const wrong = created.cdpUrl!.replace(/\/cdp\/[^/]+$/, `/cdp/${randomBytes(32).toString('base64url')}`);
+    await expect(chromium.connectOverCDP(wrong, { timeout: 5000 })).rejects.toThrow();
+    await client.deleteBrowser(created.id!);
+    await expect(chromium.connectOverCDP(created.cdpUrl!, { timeout: 5000 })).rejects.toThrow();
+  }, 60_000);
+
+  it('interacts with a scrape at its page state, reuses the session, bills the stop, then answers 410', async () => {
+    const client = await sdk();
+    const doc = await client.scrape(`${site.url}/scraped`, {
+      formats: ['markdown'],
+      actions: [
+        { type: 'click', selector: '#inc' },
+        { type: 'click', selector: '#inc' },
+        { type: 'executeJavascript', script: "document.getElementById('n').textContent = '100'" },
+      ],
+    });
+    const jobId = doc.metadata!.scrapeId as string;
+    const first = await client.interact(jobId, { code: "await page.textContent('#n')" });
+    // The clicks are replayed, executeJavascript is not.
+    expect(first).toMatchObject({ success: true, result: '2', exitCode: 0, killed: false });
+    const sessionId = (first as { sessionId?: string }).sessionId;
+    expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    const second = await client.interact(jobId, {
+      code: "await page.click('#inc'); await page.textContent('#n')",
+    });
+    expect(second).toMatchObject({ result: '3', sessionId });
+    const failed = await client.interact(jobId, { code: 'nope(' });
+    expect(failed).toMatchObject({ success: false, exitCode: 1 });
+
+    const prompt = await call('POST', `/v2/scrape/${jobId}/interact`, { prompt: 'click the button' });
+    expect(prompt.status).toBe(400);
+    expect(prompt.body.error).toMatch(/AI browser agent is not available/);
+
+    const stopped = await client.stopInteraction(jobId);
+    expect(stopped).toMatchObject({ success: true, creditsBilled: 2 });
+    const after = await call('POST', `/v2/scrape/${jobId}/interact`, { code: '1' });
+    expect(after.status).toBe(410);
+    expect(after.body).toMatchObject({ success: false, error: 'Browser session has been destroyed.' });
+  }, 120_000);
+
+  it('interacts with a scrape the fetch engine served (its URL is opened)', async () => {
+    const client = await sdk();
+    const doc = await client.scrape(`${site.url}/plain`, { formats: ['markdown'] });
+    const jobId = doc.metadata!.scrapeId as string;
+    const r = await client.interact(jobId, { code: 'await page.title()' });
+    expect(r).toMatchObject({ success: true, result: 'Counter /plain' });
+    await client.stopInteraction(jobId);
+  }, 60_000);
+
+  it('answers 404, 403, 402 and 429 as the spec says', async () => {
+    const unknown = await call('POST', `/v2/scrape/${crypto.randomUUID()}/interact`, { code: '1' });
+    expect(unknown.status).toBe(404);
+    const noSession = await call('DELETE', `/v2/scrape/${crypto.randomUUID()}/interact`);
+    expect(noSession.status).toBe(404);
+
+    const other = await adminTeam(1000);
+    const client = await sdk();
+    const { id } = await client.browser({ ttl: 60 });
+    const doc = await client.scrape(`${site.url}/mine`, { formats: ['markdown'] });
+    expect((await call('POST', `/v2/browser/${id}/execute`, { code: '1' }, other.apiKey)).status).toBe(403);
+    expect((await call('DELETE', `/v2/browser/${id}`, undefined, other.apiKey)).status).toBe(403);
+    const foreign = await call(
+      'POST',
+      `/v2/scrape/${doc.metadata!.scrapeId}/interact`,
+      { code: '1' },
+      other.apiKey,
+    );
+    expect(foreign.status).toBe(403);
+    await client.deleteBrowser(id!);
+
+    const poor = await adminTeam(10);
+    const short = await call('POST', '/v2/browser', { ttl: 600 }, poor.apiKey);
+    expect(short.status).toBe(402);
+    expect(short.body.error).toMatch(/600s browser session \(requires 20 credits/);
+    expect(await balance(poor.teamId)).toBe(10);
+
+    const limited = await adminTeam(1000, { maxBrowserSessions: 1 });
+    const one = await call('POST', '/v2/browser', { ttl: 60 }, limited.apiKey);
+    expect(one.status).toBe(200);
+    const two = await call('POST', '/v2/browser', { ttl: 60 }, limited.apiKey);
+    expect(two.status).toBe(429);
+    expect(two.body.error).toMatch(/Maximum concurrent browser sessions reached \(1\)/);
+    await call('DELETE', `/v2/browser/${one.body.id}`, undefined, limited.apiKey);
+    const three = await call('POST', '/v2/browser', { ttl: 60 }, limited.apiKey);
+    expect(three.status).toBe(200);
+    await call('DELETE', `/v2/browser/${three.body.id}`, undefined, limited.apiKey);
+
+    const bad = await call('POST', '/v2/browser', { ttl: 5 });
+    expect(bad.status).toBe(400);
+    const accepted = await call('POST', '/v2/browser', {
+      ttl: 30,
+      blockAds: true,
+      location: { country: 'GB' },
+    });
+    expect(accepted.status).toBe(200);
+    await call('DELETE', `/v2/browser/${accepted.body.id}`);
+  }, 120_000);
+
+  describe('the code sandbox (hostile code)', () => {
+    let id: string;
+    const run = async (code: string, timeout = 30) => {
+      const client = await sdk();
+      return client.browserExecute(id, { code, language: 'node', timeout });
+    };
+
+    beforeAll(async () => {
+      const client = await sdk();
+      id = (await client.browser({ ttl: 300 })).id!;
+    });
+
+    afterAll(async () => {
+      await call('DELETE', `/v2/browser/${id}`);
+    });
+
+    it('sees no service environment, files or secrets', async () => {
+      const env = await run('Object.keys(process.env).sort().join(",")');
+      expect(env.result).toBe('HOME,LANG,PATH,PWD,WDS_CDP_URL');
+      const init = await run("require('fs').readFileSync('/proc/1/environ', 'utf8')");
+      expect(init.result).not.toMatch(/DATABASE_URL|NATS_URL|WDS_|KEY/);
+      const files = await run(`
+        const fs = require('fs');
+        const probe = (p) => { try { fs.readFileSync(p); return 'read'; } catch (e) { return e.code; } };
+        JSON.stringify({
+          shadow: probe('/etc/shadow'), passwd: probe('/etc/passwd'), repo: fs.existsSync(${JSON.stringify(process.cwd())}),
+          root: fs.readdirSync('/').sort(), tmp: fs.readdirSync('/tmp'),
+        })`);
+      const seen = JSON.parse(files.result ?? '{}');
+      expect(seen).toMatchObject({ shadow: 'ENOENT', passwd: 'ENOENT', repo: false, tmp: [] });
+      expect(seen.root).toEqual(expect.arrayContaining(['usr', 'proc', 'tmp', 'work']));
+      expect(seen.root).not.toContain('home');
+    }, 60_000);
+
+    it('errors out reading /root (absent)', async () => {
+      const r = await run("require('fs').readdirSync('/root')");
+      expect(r.error).toMatch(/ENOENT/);
+    }, 30_000);
+
+    it('reaches no host port (PostgreSQL, NATS, the gateway, other browsers) and no metadata address', async () => {
+      // Every TCP port listening on this host's loopback or any address: the stack's services and
+      // every session's Chromium debugging port among them.
+      const listening = new Set<number>();
+      for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+        for (const line of fs.readFileSync(file, 'utf8').split('\n').slice(1)) {
+          const cols = line.trim().split(/\s+/);
+          if (cols[3] === '0A') listening.add(parseInt(cols[1].split(':').pop(), 16));
+        }
+      }
+      expect(listening.has(e2e!.port)).toBe(true);
+      const ports = [...listening];
+      const r = await run(
+        `
+        const net = require('net');
+        const tryConnect = (host, port) => new Promise((resolve) => {
+          const s = net.connect({ host, port, timeout: 1500 });
+          s.on('connect', () => { s.destroy(); resolve('open'); });
+          s.on('timeout', () => { s.destroy(); resolve('timeout'); });
+          s.on('error', (e) => resolve(e.code));
+        });
+        const out = {};
+        for (const p of ${JSON.stringify(ports)}) if (p !== 9222) out[p] = await tryConnect('127.0.0.1', p);
+        out.metadata = await tryConnect('169.254.169.254', 80);
+        out.outside = await tryConnect('1.1.1.1', 443);
+        JSON.stringify(out)`,
+        120,
+      );
+      const results = JSON.parse(r.result ?? '{}');
+      expect(Object.keys(results).length).toBe(ports.filter((p) => p !== 9222).length + 2);
+      for (const [port, outcome] of Object.entries(results))
+        expect([port, outcome]).not.toEqual([port, 'open']);
+    }, 150_000);
+
+    it('cannot reach another session through its own browser, nor private addresses from the page', async () => {
+      const client = await sdk();
+      const other = (await client.browser({ ttl: 60 })).id!;
+      await client.browserExecute(other, {
+        code: `await page.goto('${site.url}/other-session')`,
+        language: 'node',
+      });
+      const mine = await run(`
+        const urls = browser.contexts().flatMap((c) => c.pages().map((p) => p.url()));
+        JSON.stringify(urls)`);
+      expect(mine.result).not.toContain('other-session');
+      const blocked = await run(`
+        const p = await context.newPage();
+        const r = await p.goto('http://169.254.169.254/latest/meta-data/').then((res) => String(res && res.status()), (e) => 'failed');
+        const file = await p.goto('file:///etc/passwd').then(async () => (await p.content()).includes('root:') ? 'read' : 'no', () => 'failed');
+        await p.close();
+        JSON.stringify({ r, file })`);
+      const seen = JSON.parse(blocked.result ?? '{}');
+      expect(seen.r === 'failed' || seen.r === '403').toBe(true);
+      expect(seen.file).not.toBe('read');
+      const ctx = await run(`
+        const cdp = await browser.newBrowserCDPSession();
+        await cdp.send('Target.createBrowserContext', { proxyServer: 'http://10.0.0.1:3128' }).then(() => 'created', (e) => e.message)`);
+      expect(ctx.result).toMatch(/Refused by the platform/);
+      await client.deleteBrowser(other);
+    }, 60_000);
+
+    it('bounds processes (fork bomb) and memory (4 GB), and the session stays usable', async () => {
+      const bomb = await run(
+        `
+        const cp = require('child_process');
+        let spawned = 0, failed = 0;
+        await new Promise((resolve) => {
+          let pending = 400;
+          const done = () => { if (--pending === 0) resolve(); };
+          for (let i = 0; i < 400; i++) {
+            let c;
+            try { c = cp.spawn('/usr/bin/sleep', ['20']); } catch { failed++; done(); continue; }
+            c.on('spawn', () => { spawned++; done(); });
+            c.on('error', () => { failed++; done(); });
+          }
+        });
+        JSON.stringify({ spawned, failed })`,
+        60,
+      );
+      const counts = JSON.parse(bomb.result ?? '{}');
+      expect(counts.failed).toBeGreaterThan(0);
+      expect(counts.spawned).toBeLessThan(100);
+      const mem = await run('const big = Buffer.alloc(4 * 1024 ** 3, 1); big.length', 60);
+      expect(mem.exitCode).not.toBe(0);
+      const after = await run('await page.evaluate(() => 6 * 7)');
+      expect(after).toMatchObject({ result: '42', exitCode: 0 });
+    }, 120_000);
+  });
+
+  it('ends a session after activityTtl without activity and bills it', async () => {
+    const team = await adminTeam(100);
+    const created = await call('POST', '/v2/browser', { ttl: 60, activityTtl: 10 }, team.apiKey);
+    expect(created.status).toBe(200);
+    const deadline = Date.now() + 30_000;
+    let status = 'active';
+    while (status === 'active' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const list = await call('GET', '/v2/browser', undefined, team.apiKey);
+      status = list.body.sessions[0].status;
+    }
+    expect(status).toBe('destroyed');
+    expect(await balance(team.teamId)).toBe(98);
+    expect(
+      (await call('POST', `/v2/browser/${created.body.id}/execute`, { code: '1' }, team.apiKey)).status,
+    ).toBe(410);
+  }, 60_000);
+});

@@ -1,0 +1,153 @@
+import { Body, Controller, Delete, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import {
+  ErrorCode,
+  InteractParams,
+  InteractRequest,
+  SCRAPE_RPC,
+  ServiceError,
+  type BrowserSessionRecord,
+  type InteractResult,
+  type InteractStopResponse,
+} from '@wds/contracts';
+import { Messaging } from '@wds/messaging';
+import { APP_CONFIG } from '@wds/service-kit';
+import type { FastifyRequest } from 'fastify';
+import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import type { GatewayConfig } from '../config';
+import { CurrentTeam } from '../http/request-context';
+import { validate } from '../http/validate';
+import { publicBaseUrl } from '../jobs/public-url';
+import { ScrapeDocumentReader } from '../scrape/scrape-document.reader';
+import { BrowserSessions, gone } from './browser-sessions.service';
+import { executeResult } from './execute-result';
+import { cdpUrl, liveViewUrls } from './session-urls';
+
+/**
+ * Interact on a scrape: the first call creates a session at the scrape's page state (replay), later
+ * calls reuse it, and after it ended every call is 410 (the state table of api-v2.md).
+ */
+@Controller('v2/scrape/:jobId/interact')
+export class InteractController {
+  constructor(
+    private readonly sessions: BrowserSessions,
+    private readonly messaging: Messaging,
+    private readonly documents: ScrapeDocumentReader,
+    @Inject(APP_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  async interact(
+    @Req() req: FastifyRequest,
+    @CurrentTeam() team: AuthenticatedTeam,
+    @Param() params: unknown,
+    @Body() body: unknown,
+  ): Promise<InteractResult> {
+    const { jobId } = validate(InteractParams, params, 'path');
+    const run = validate(InteractRequest, body, 'body');
+    if (run.prompt !== undefined) {
+      throw new ServiceError(
+        ErrorCode.BAD_REQUEST,
+        'prompt: the AI browser agent is not available on this deployment yet; send code instead',
+        { field: 'prompt' },
+      );
+    }
+    const session = await this.sessionFor(team, jobId, run.ttl ?? 600, run.activityTtl ?? 300);
+    const reply = await this.sessions.execute(team.teamId, session, run.code!, run.language, run.timeout);
+    const base = publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, req);
+    return {
+      ...executeResult(reply, run.language),
+      sessionId: session.id,
+      cdpUrl: cdpUrl(base, session),
+      ...liveViewUrls(),
+    };
+  }
+
+  @Delete()
+  async stop(
+    @CurrentTeam() team: AuthenticatedTeam,
+    @Param() params: unknown,
+  ): Promise<InteractStopResponse> {
+    const { jobId } = validate(InteractParams, params, 'path');
+    const session = await this.sessions.lookup(team.teamId, { scrapeJobId: jobId }).catch((err: unknown) => {
+      if (err instanceof ServiceError && err.code === ErrorCode.NOT_FOUND)
+        throw new ServiceError(ErrorCode.NOT_FOUND, 'No browser session found for this scrape job');
+      throw err;
+    });
+    const { session: ended } = await this.sessions.delete(team.teamId, session);
+    return {
+      success: true,
+      sessionDurationMs: ended.durationMs ?? 0,
+      creditsBilled: ended.creditsBilled ?? 0,
+    };
+  }
+
+  /** The scrape's session: existing (active, or 410 once ended) or created now from its replay context. */
+  private async sessionFor(
+    team: AuthenticatedTeam,
+    jobId: string,
+    ttl: number,
+    activityTtl: number,
+  ): Promise<BrowserSessionRecord> {
+    const existing = await this.find(team.teamId, jobId);
+    if (existing) {
+      if (existing.status === 'destroyed') throw gone();
+      return existing;
+    }
+    const request = {
+      teamId: team.teamId,
+      ttl,
+      activityTtl,
+      streamWebView: true,
+      maxSessions: this.sessions.maxSessions(team),
+      scrapeJobId: jobId,
+    };
+    try {
+      return await this.sessions.create(request);
+    } catch (err) {
+      if (!(err instanceof ServiceError)) throw err;
+      // Two first calls at once: the other one created it.
+      if (err.code === ErrorCode.CONFLICT && /already has a browser session/.test(err.message)) {
+        const raced = await this.find(team.teamId, jobId);
+        if (raced?.status === 'active') return raced;
+        if (raced) throw gone();
+      }
+      if (err.code !== ErrorCode.NOT_FOUND) throw err;
+    }
+    // No replay context: a scrape the fetch engine served (nothing to replay but its URL), one
+    // that is unknown (404), another team's (403), or one whose data is gone (409).
+    const url = await this.scrapedUrl(team.teamId, jobId);
+    return this.sessions.create({ ...request, fallbackUrl: url });
+  }
+
+  private async find(teamId: string, jobId: string): Promise<BrowserSessionRecord | undefined> {
+    try {
+      return await this.sessions.lookup(teamId, { scrapeJobId: jobId });
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === ErrorCode.NOT_FOUND) return undefined;
+      if (err instanceof ServiceError && err.code === ErrorCode.FORBIDDEN)
+        throw new ServiceError(ErrorCode.FORBIDDEN, 'This scrape job belongs to another team');
+      throw err;
+    }
+  }
+
+  private async scrapedUrl(teamId: string, jobId: string): Promise<string> {
+    let reply;
+    try {
+      reply = await this.messaging.request(SCRAPE_RPC.get, { teamId, jobId });
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === ErrorCode.NOT_FOUND)
+        throw new ServiceError(ErrorCode.NOT_FOUND, 'Job not found.');
+      throw err;
+    }
+    const doc = await this.documents.resolve(teamId, reply);
+    const url = doc.metadata?.url ?? doc.metadata?.sourceURL;
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) {
+      throw new ServiceError(
+        ErrorCode.CONFLICT,
+        'The replay context of this scrape is unavailable; rerun the scrape and try again',
+      );
+    }
+    return url;
+  }
+}

@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { BrowserSessionStatus, CodeLanguage, ExecuteResult } from '../../api/browser/browser';
+import { BrowserProfile } from '../../api/scrape/scrape-request';
+import { defineRpc, type RpcDef } from '../define';
+
+/*
+ * Live browser sessions of the browser-pool (docs/adr/0008-browser-sessions.md). A session lives on
+ * one replica: create goes to the `browser-pool` queue group (a replica at capacity refuses and the
+ * caller asks again, so another replica takes it); every later call for the session goes to the
+ * subjects of the replica that owns it (`sessionReplicaRpc(replicaId)`). NEVER rename a shipped
+ * subject: bump its version.
+ */
+
+/** A session as stored (browser_pool.sessions); the token is the secret of its cdpUrl and live views. */
+export const BrowserSessionRecord = z.object({
+  id: z.uuid(),
+  teamId: z.string(),
+  status: BrowserSessionStatus,
+  replicaId: z.string(),
+  /** The scrape job it was created for (interact), if any. */
+  scrapeJobId: z.uuid().optional(),
+  streamWebView: z.boolean(),
+  ttlSeconds: z.int(),
+  activityTtlSeconds: z.int(),
+  createdAt: z.string(),
+  lastActivity: z.string(),
+  expiresAt: z.string(),
+  endedAt: z.string().optional(),
+  /** Why it ended: deleted, ttl, inactivity, replica-lost, drained, failed. */
+  endReason: z.string().optional(),
+  durationMs: z.int().min(0).optional(),
+  creditsBilled: z.int().min(0).optional(),
+  /** Unguessable per-session token (cdpUrl, live views); only while active. */
+  token: z.string().optional(),
+});
+export type BrowserSessionRecord = z.output<typeof BrowserSessionRecord>;
+
+export const SessionCreateRequest = z.object({
+  teamId: z.string().min(1),
+  ttl: z.int().min(30).max(3600),
+  activityTtl: z.int().min(10).max(3600),
+  streamWebView: z.boolean().default(true),
+  profile: BrowserProfile.optional(),
+  /** The team's maximum of active sessions (min of its browser-session and concurrency limits). */
+  maxSessions: z.int().min(0),
+  /** Interact: build the session at this scrape's page state from its replay context. */
+  scrapeJobId: z.uuid().optional(),
+  /**
+   * Interact on a scrape the fetch engine served (no browser, so no replay context stored): the
+   * page's URL, opened instead. Such scrapes had no actions, waitFor or profile to replay.
+   */
+  fallbackUrl: z.url().optional(),
+});
+export type SessionCreateRequest = z.output<typeof SessionCreateRequest>;
+export type SessionCreateRequestInput = z.input<typeof SessionCreateRequest>;
+
+export const SessionReply = z.object({ session: BrowserSessionRecord });
+export type SessionReply = z.output<typeof SessionReply>;
+
+export const SessionLookupRequest = z
+  .object({
+    teamId: z.string().min(1),
+    sessionId: z.string().min(1).max(200).optional(),
+    scrapeJobId: z.uuid().optional(),
+  })
+  .refine((r) => (r.sessionId === undefined) !== (r.scrapeJobId === undefined), {
+    message: 'Exactly one of sessionId or scrapeJobId',
+  });
+/** A session of the team (other team: FORBIDDEN; unknown: NOT_FOUND). */
+export const SessionLookupReply = z.object({ session: BrowserSessionRecord });
+
+export const SessionListRequest = z.object({
+  teamId: z.string().min(1),
+  status: BrowserSessionStatus.optional(),
+});
+export const SessionListReply = z.object({ sessions: z.array(BrowserSessionRecord) });
+
+export const SessionExecuteRequest = z.object({
+  teamId: z.string().min(1),
+  sessionId: z.uuid(),
+  code: z.string().min(1),
+  language: CodeLanguage,
+  timeoutSeconds: z.int().min(1).max(300),
+});
+export type SessionExecuteRequest = z.output<typeof SessionExecuteRequest>;
+
+/** What running code produced (the public result minus `success`/`error`, which callers derive). */
+export const SessionExecuteReply = ExecuteResult.pick({
+  stdout: true,
+  result: true,
+  stderr: true,
+  exitCode: true,
+  killed: true,
+  truncated: true,
+}).extend({ error: z.string().optional() });
+export type SessionExecuteReply = z.output<typeof SessionExecuteReply>;
+
+export const SessionDeleteRequest = z.object({ teamId: z.string().min(1), sessionId: z.uuid() });
+export const SessionDeleteReply = z.object({
+  session: BrowserSessionRecord,
+  /** False when the session had already ended before this call. */
+  endedNow: z.boolean(),
+});
+export type SessionDeleteReply = z.output<typeof SessionDeleteReply>;
+
+/** Token check for cdpUrl / live views: an active session with this token, and where it lives. */
+export const SessionResolveRequest = z.object({
+  sessionId: z.string().min(1).max(200),
+  token: z.string().min(1).max(200),
+});
+export const SessionResolveReply = z.object({
+  /** http://host:port of the owning replica's session endpoint (internal network). */
+  endpoint: z.string(),
+});
+
+const BROWSER_POOL = 'browser-pool';
+
+export const BROWSER_SESSION_RPC = {
+  /** Any replica with room creates it; at capacity CONCURRENCY_LIMITED (details.reason 'capacity'). */
+  create: defineRpc('wds.browser-pool.v1.session.create', BROWSER_POOL, SessionCreateRequest, SessionReply),
+  lookup: defineRpc(
+    'wds.browser-pool.v1.session.lookup',
+    BROWSER_POOL,
+    SessionLookupRequest,
+    SessionLookupReply,
+  ),
+  list: defineRpc('wds.browser-pool.v1.session.list', BROWSER_POOL, SessionListRequest, SessionListReply),
+  /** Wrong token, unknown or ended session: NOT_FOUND (one answer, so nothing is learnt from it). */
+  resolve: defineRpc(
+    'wds.browser-pool.v1.session.resolve',
+    BROWSER_POOL,
+    SessionResolveRequest,
+    SessionResolveReply,
+  ),
+} as const;
+
+/** Subject-safe form of a replica id (`host.name-123` → `host_name-123`). */
+export function replicaToken(replicaId: string): string {
+  return replicaId.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+export interface SessionReplicaRpcs {
+  execute: RpcDef<typeof SessionExecuteRequest, typeof SessionExecuteReply>;
+  delete: RpcDef<typeof SessionDeleteRequest, typeof SessionDeleteReply>;
+}
+
+/** The subjects of one replica: calls for a session go to the replica that holds its browser. */
+export function sessionReplicaRpc(replicaId: string): SessionReplicaRpcs {
+  const t = replicaToken(replicaId);
+  const queue = `browser-pool.${t}`;
+  return {
+    execute: defineRpc(
+      `wds.browser-pool.v1.replica.${t}.execute`,
+      queue,
+      SessionExecuteRequest,
+      SessionExecuteReply,
+    ),
+    delete: defineRpc(
+      `wds.browser-pool.v1.replica.${t}.delete`,
+      queue,
+      SessionDeleteRequest,
+      SessionDeleteReply,
+    ),
+  };
+}
