@@ -353,6 +353,7 @@ export class SessionManager {
           waitFor: 0,
           timeoutMs: 60_000,
           zeroDataRetention: false,
+          branding: false,
         },
         actions: [],
         createdAt: now,
