@@ -149,6 +149,14 @@ describe('page formats through the stack (Firecrawl JS and Python SDKs)', () => 
       'new',
       'new',
     ]);
+
+    const crawl = await client.crawl(`${site.url}/changing`, {
+      limit: 1,
+      scrapeOptions: { formats: [{ type: 'changeTracking', tag: 'crawl' }] },
+      pollInterval: 1,
+    });
+    expect(crawl.status).toBe('completed');
+    expect(crawl.data[0].changeTracking).toMatchObject({ changeStatus: 'new', visibility: 'visible' });
   }, 120_000);
 
   it('Python SDK: change_tracking twice on a changing page; branding validates as BrandingProfile', async () => {
