@@ -35,10 +35,6 @@ export class El {
   linkLen = 0;
   /** Text of removed descendants, filled in by the main-content filter. */
   removedLen = 0;
-  /** Content scorer: subtree value (prose for, boilerplate against) and good prose characters. */
-  score = 0;
-  good = 0;
-  prose = 0;
 
   constructor(
     readonly tag: string,

@@ -61,19 +61,23 @@ interface Block {
 
 class Collector {
   readonly blocks: Block[] = [];
+  /** Containers with a negative class/id word (or nested articles), with that word. */
+  readonly negatives = new Map<El, string>();
+  /** Largest pre-order index seen: the size of the per-element score arrays. */
+  maxIdx = 0;
   private cur: Block | null = null;
 
-  constructor(private readonly src: (el: El) => void) {}
-
   /** Collects the blocks under `el` (not removed) in document order. */
-  walk(el: El, inLink: boolean): void {
+  walk(el: El, inLink: boolean, inArticle: boolean): void {
     const isBlock = (el.flags & F.Block) !== 0;
+    if (el.idx > this.maxIdx) this.maxIdx = el.idx;
     const outer = this.cur;
     if (isBlock) {
       this.cur = { el, text: 0, link: 0, sentence: false, kind: Kind.Short };
       this.blocks.push(this.cur);
     }
     const link = inLink || el.tag === 'a';
+    const article = inArticle || el.tag === 'article';
     const ch = el.children;
     for (let i = 0; i < ch.length; i++) {
       const c = ch[i];
@@ -87,28 +91,41 @@ class Collector {
         if (link) b.link += n;
         b.sentence = endsSentence(c);
       } else if (!(c.flags & F.Removed) && !(c.traits & T.NoMarkdown)) {
-        if ((c.attrs !== null && isHidden(c)) || c.tag === 'figcaption') {
+        if (c.tag === 'figcaption' || (c.attrs !== null && this.attributes(c))) {
           c.flags |= F.Removed;
           continue;
         }
-        this.src(c);
-        this.walk(c, link);
+        // An article inside an article is a teaser, a related story or a comment.
+        if (article && c.tag === 'article' && !this.negatives.has(c)) this.negatives.set(c, 'article');
+        this.walk(c, link, article);
       }
     }
     if (isBlock) this.cur = outer;
+  }
+
+  /** One pass over the attributes: true when hidden; records a negative class/id word. */
+  private attributes(el: El): boolean {
+    const attrs = el.attrs as string[];
+    let cls: string | undefined;
+    let id: string | undefined;
+    for (let i = 0; i < attrs.length; i += 2) {
+      const name = attrs[i];
+      if (name === 'class') cls = attrs[i + 1];
+      else if (name === 'id') id = attrs[i + 1];
+      else if (name === 'hidden') return true;
+      else if (name === 'style' && HIDDEN_STYLE.test(attrs[i + 1])) return true;
+    }
+    if ((cls === undefined && id === undefined) || el.traits & T.NotBoilerplate) return false;
+    const s = cls === undefined ? (id as string) : id === undefined ? cls : `${cls} ${id}`;
+    const m = NEGATIVE.exec(words(s));
+    if (m !== null) this.negatives.set(el, m[0].replace(/^[^a-zA-Z]/, '').toLowerCase());
+    return false;
   }
 }
 
 function insideArticle(el: El): boolean {
   for (let p: El | null = el; p !== null; p = p.parent) if (p.tag === 'article') return true;
   return false;
-}
-
-/** Not displayed: the `hidden` attribute or an inline `display:none`/`visibility:hidden` style. */
-function isHidden(el: El): boolean {
-  if (el.rawAttr('hidden') !== undefined) return true;
-  const style = el.rawAttr('style');
-  return style !== undefined && HIDDEN_STYLE.test(style);
 }
 
 const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)/i;
@@ -142,20 +159,6 @@ function classify(b: Block): Kind {
   return Kind.Short;
 }
 
-function classAndId(el: El): string | undefined {
-  const attrs = el.attrs;
-  if (attrs === null) return undefined;
-  let cls: string | undefined;
-  let id: string | undefined;
-  for (let i = 0; i < attrs.length; i += 2) {
-    const name = attrs[i];
-    if (name === 'class') cls = attrs[i + 1];
-    else if (name === 'id') id = attrs[i + 1];
-  }
-  if (cls === undefined) return id;
-  return id === undefined ? cls : `${cls} ${id}`;
-}
-
 /** Splits camelCase so that `commentList` reads as `comment-List`. */
 function words(s: string): string {
   return CAMEL.test(s) ? s.replace(CAMEL_ALL, '$1-$2') : s;
@@ -163,15 +166,6 @@ function words(s: string): string {
 
 const CAMEL = /[a-z][A-Z]/;
 const CAMEL_ALL = /([a-z])([A-Z])/g;
-
-/** The negative class/id word of `el` (lower-cased), or undefined. */
-function negativeWord(el: El): string | undefined {
-  if (el.traits & T.NotBoilerplate) return undefined;
-  const s = classAndId(el);
-  if (s === undefined) return undefined;
-  const m = NEGATIVE.exec(words(s));
-  return m === null ? undefined : m[0].replace(/^[^a-zA-Z]/, '').toLowerCase();
-}
 
 export interface ContentSelection {
   /** The element whose subtree is the main content. */
@@ -183,19 +177,14 @@ export interface ContentSelection {
  * content root, or null (nothing changed) when the page has too little prose to judge.
  */
 export function selectContent(scope: El): ContentSelection | null {
-  const negatives = new Map<El, string>();
-  const collector = new Collector((el) => {
-    const w = negativeWord(el);
-    if (w !== undefined) negatives.set(el, w);
-    // An article inside an article is a teaser, a related story or a comment.
-    else if (el.tag === 'article' && el.parent !== null && insideArticle(el.parent))
-      negatives.set(el, 'article');
-  });
-  collector.walk(scope, false);
+  const collector = new Collector();
+  collector.walk(scope, false, insideArticle(scope));
+  const negatives = collector.negatives;
   const blocks = collector.blocks;
   if (blocks.length === 0) return null;
 
   // Good prose per element (subtree sums), to vet the class-word matches against.
+  const good = new Float64Array(collector.maxIdx + 1);
   let goodTotal = 0;
   for (const b of blocks) b.kind = classify(b);
   for (const b of blocks) {
@@ -203,7 +192,7 @@ export function selectContent(scope: El): ContentSelection | null {
     const v = b.text - b.link;
     goodTotal += v;
     for (let p: El | null = b.el; p !== null; p = p.parent) {
-      p.good += v;
+      good[p.idx] += v;
       if (p === scope) break;
     }
   }
@@ -227,29 +216,34 @@ export function selectContent(scope: El): ContentSelection | null {
   }
   const negs: El[] = [];
   for (const [el, w] of negatives) {
-    if (el.good > goodTotal * 0.5) continue;
+    if (good[el.idx] > goodTotal * 0.5) continue;
     const g = wordGood.get(w) ?? 0;
     if (g > goodTotal * 0.5 && goodTotal - g < MIN_GOOD_TOTAL) continue;
     el.flags |= F.Negative;
     negs.push(el);
   }
 
-  const root = pickRoot(blocks, scope);
+  const root = pickRoot(blocks, scope, new Float64Array(collector.maxIdx + 1));
   if (root === null) {
     for (const el of negs) el.flags &= ~F.Negative;
     return null;
   }
 
   for (const el of negs) if (el.isInside(root) && el !== root) el.flags |= F.Removed;
-  trimEdges(blocks, root);
+  trimEdges(blocks, root, new Float64Array(collector.maxIdx + 1));
   for (const el of negs) el.flags &= ~F.Negative;
   return { root };
 }
 
 /** Drops the blocks of `root` before the first and after the last good one, keeping lead-in headings. */
-function trimEdges(blocks: Block[], root: El): void {
+function trimEdges(blocks: Block[], root: El, goodCount: Float64Array): void {
+  // Blocks are in document order and a subtree's elements have consecutive pre-order indexes.
+  const end = lastIdx(root);
   const inside: Block[] = [];
-  for (const b of blocks) if (b.el.isInside(root) && !b.el.underFlag(F.Removed)) inside.push(b);
+  for (const b of blocks) {
+    const i = b.el.idx;
+    if (i >= root.idx && i <= end && !removedBelow(b.el, root)) inside.push(b);
+  }
   let first = -1;
   let last = -1;
   for (let i = 0; i < inside.length; i++) {
@@ -268,11 +262,10 @@ function trimEdges(blocks: Block[], root: El): void {
   for (const b of inside) if (b.kind === Kind.Good) goodItems.add(itemOf(b.el, root));
   // Good blocks per container, to tell a link row dropped into running text ("Related: ...", "READ
   // MORE: ...") from the linked title of a listing item next to its excerpt.
-  const goodCount = new Map<El, number>();
   for (const b of inside) {
     if (b.kind !== Kind.Good) continue;
     for (let p: El | null = b.el; p !== null; p = p.parent) {
-      goodCount.set(p, (goodCount.get(p) ?? 0) + 1);
+      goodCount[p.idx]++;
       if (p === root) break;
     }
   }
@@ -287,8 +280,8 @@ function trimEdges(blocks: Block[], root: El): void {
         el.tag !== 'h1'
       ) {
         let p: El | null = el;
-        while (p !== null && p !== root && !goodCount.has(p)) p = p.parent;
-        if ((goodCount.get(p ?? root) ?? 0) > 2) el.flags |= F.Removed;
+        while (p !== null && p !== root && goodCount[p.idx] === 0) p = p.parent;
+        if (goodCount[(p ?? root).idx] > 2) el.flags |= F.Removed;
       }
       continue;
     }
@@ -300,6 +293,33 @@ function trimEdges(blocks: Block[], root: El): void {
     if (inside[i].kind !== Kind.Linky) continue;
     el.flags |= F.Removed;
   }
+}
+
+/** Pre-order index of the last element in `el`'s subtree. */
+function lastIdx(el: El): number {
+  let last = el;
+  for (;;) {
+    const ch = last.children;
+    let next: El | null = null;
+    for (let i = ch.length - 1; i >= 0; i--) {
+      const c = ch[i];
+      if (typeof c !== 'string') {
+        next = c;
+        break;
+      }
+    }
+    if (next === null) return last.idx;
+    last = next;
+  }
+}
+
+/** True when `el` or an ancestor up to `root` is removed. */
+function removedBelow(el: El, root: El): boolean {
+  for (let p: El | null = el; p !== null; p = p.parent) {
+    if (p.flags & F.Removed) return true;
+    if (p === root) return false;
+  }
+  return false;
 }
 
 /** The child of `root` that holds `el` (or `el` itself when it is the root). */
@@ -324,27 +344,27 @@ function proseValue(b: Block): number {
  * discounted by the candidate's link density; then siblings of the best candidate that also carry
  * prose are merged by moving up to their parent and dropping the siblings that carry none.
  */
-function pickRoot(blocks: Block[], scope: El): El | null {
+function pickRoot(blocks: Block[], scope: El, prose: Float64Array): El | null {
+  const cand = new Float64Array(prose.length);
   const cands: El[] = [];
   for (const b of blocks) {
     const v = proseValue(b);
     if (v === 0) continue;
     for (let p: El | null = b.el; p !== null; p = p.parent) {
-      p.prose += v;
+      prose[p.idx] += v;
       if (p === scope) break;
     }
     let p: El | null = b.el.flags & F.HasBlock ? b.el : b.el.parent;
     for (let level = 0; p !== null && level < 5; level++, p = p.parent) {
-      if (p.score === 0) cands.push(p);
-      p.score += v / (level === 0 ? 1 : level === 1 ? 2 : level * 3);
+      if (cand[p.idx] === 0) cands.push(p);
+      cand[p.idx] += v / (level === 0 ? 1 : level === 1 ? 2 : level * 3);
       if (p === scope) break;
     }
   }
   let best: El | null = null;
   let bestScore = 0;
   for (const c of cands) {
-    const s = c.score * (1 - (c.textLen > 0 ? c.linkLen / c.textLen : 0));
-    c.good = s; // final candidate score
+    const s = cand[c.idx] * (1 - (c.textLen > 0 ? c.linkLen / c.textLen : 0));
     if (s > bestScore) {
       bestScore = s;
       best = c;
@@ -357,9 +377,9 @@ function pickRoot(blocks: Block[], scope: El): El | null {
   let cur = best;
   for (let climbed = 0; cur !== scope && cur.parent !== null && climbed < MERGE_LEVELS;) {
     const parent: El = cur.parent;
-    const threshold = Math.max(PROSE_SIBLING, best.prose * 0.2);
+    const threshold = Math.max(PROSE_SIBLING, prose[best.idx] * 0.2);
     const carries = (c: El): boolean =>
-      (c.prose >= threshold || ((c.flags & F.HasTable) !== 0 && c.textLen >= threshold)) &&
+      (prose[c.idx] >= threshold || ((c.flags & F.HasTable) !== 0 && c.textLen >= threshold)) &&
       !(c.flags & F.Negative) &&
       c.linkLen < c.textLen * SIBLING_MAX_LINK;
     // Beyond the root's own siblings only repeated structure is merged (posts of a thread, sections
@@ -368,12 +388,13 @@ function pickRoot(blocks: Block[], scope: El): El | null {
     let merged = false;
     for (const c of parent.children) {
       if (typeof c === 'string' || c === cur || c.flags & F.Removed) continue;
-      if (near ? carries(c) || (c.idx < cur.idx && nearProse(c)) : carries(c) && alike(c, cur)) merged = true;
+      if (near ? carries(c) || (c.idx < cur.idx && nearProse(c, prose)) : carries(c) && alike(c, cur))
+        merged = true;
     }
     if (merged) {
       for (const c of parent.children) {
         if (typeof c === 'string' || c === cur || c.flags & F.Removed) continue;
-        if (carries(c) || siblingProse(c) || (near && c.idx < cur.idx && nearProse(c))) continue;
+        if (carries(c) || siblingProse(c) || (near && c.idx < cur.idx && nearProse(c, prose))) continue;
         c.flags |= F.Removed;
       }
       root = parent;
@@ -385,8 +406,8 @@ function pickRoot(blocks: Block[], scope: El): El | null {
 }
 
 /** A sibling of the root that is a paragraph or two of prose (a lead paragraph in its own wrapper). */
-function nearProse(c: El): boolean {
-  return c.prose >= GOOD_TEXT && c.linkLen < c.textLen * 0.25 && !(c.flags & F.Negative);
+function nearProse(c: El, prose: Float64Array): boolean {
+  return prose[c.idx] >= GOOD_TEXT && c.linkLen < c.textLen * 0.25 && !(c.flags & F.Negative);
 }
 
 function alike(a: El, b: El): boolean {
