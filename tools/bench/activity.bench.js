@@ -18,6 +18,7 @@ const { bootstrapService } = require('../../libs/service-kit/dist');
 const { RPC } = require('../../libs/contracts/dist');
 const { ActivityRecorder } = require('../../libs/credits/dist');
 const { AppModule } = require('../../apps/billing/dist/app.module');
+const { ListActivity } = require('../../apps/billing/dist/activity/list-activity.usecase');
 const { BillingConfig } = require('../../apps/billing/dist/config');
 
 const ROWS = Number(process.env.BENCH_ACTIVITY_ROWS ?? 10_000_000);
@@ -129,21 +130,36 @@ async function main() {
     for (let i = 0; i < SAMPLES; i++) filtered.push((await timed(() => list(HOT, { endpoint: 'crawl' }))).ms);
     stats('first page, endpoint=crawl (hot team)', filtered);
 
-    // Deep pages: follow the cursor 300 pages (30,000 items) into the hot team's 24 hours.
-    const deep = [];
+    // Deep pages: follow the cursor up to 300 pages (30,000 items) into the hot team's 24 hours.
+    const walked = [];
     let cursor;
-    let depth = 0;
-    for (; depth < 300; depth++) {
+    let deepest;
+    for (let depth = 0; depth < 300; depth++) {
       const { ms, out } = await timed(() => list(HOT, cursor ? { cursor } : {}));
-      if (depth >= 200) deep.push(ms);
+      walked.push(ms);
       if (!out.cursor) break;
-      cursor = out.cursor;
+      deepest = cursor = out.cursor;
     }
-    stats(`deep pages (pages 201-${depth}, ${depth * 100} items in)`, deep);
-    if (cursor) {
+    const from = Math.floor((walked.length * 2) / 3);
+    stats(
+      `deep pages (pages ${from + 1}-${walked.length} of a walk through ${walked.length * 100} items)`,
+      walked.slice(from),
+    );
+    if (deepest) {
       const again = [];
-      for (let i = 0; i < SAMPLES; i++) again.push((await timed(() => list(HOT, { cursor }))).ms);
-      stats(`the page after item ${depth * 100}, repeated`, again);
+      for (let i = 0; i < SAMPLES; i++) again.push((await timed(() => list(HOT, { cursor: deepest }))).ms);
+      stats(`the page after item ${(walked.length - 1) * 100}, repeated`, again);
+      // The same reads without NATS: billing's use case alone (SQL, cursor check and signing).
+      const direct = service.app.get(ListActivity);
+      const req = { teamId: HOT, limit: 100, windowMs: window };
+      const sqlFirst = [];
+      const sqlDeep = [];
+      for (let i = 0; i < SAMPLES; i++) {
+        sqlFirst.push((await timed(() => direct.execute(req))).ms);
+        sqlDeep.push((await timed(() => direct.execute({ ...req, cursor: deepest }))).ms);
+      }
+      stats('  in billing alone (no NATS): first page', sqlFirst);
+      stats('  in billing alone (no NATS): the deepest page', sqlDeep);
     }
 
     const monthly = [];

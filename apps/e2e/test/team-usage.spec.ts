@@ -24,11 +24,11 @@ describe('team activity and usage through the stack', () => {
     callApi(stack.url, method, route, { key, body, timeoutMs: 60_000 });
 
   /** A team of the admin API with generous limits; returns its id and API key. */
-  const adminTeam = async (opts: { zdr?: boolean; credits?: number } = {}) => {
+  const adminTeam = async (opts: { zdr?: boolean; credits?: number; maxConcurrency?: number } = {}) => {
     const created = await call('POST', '/admin/v1/teams', ADMIN_TOKEN, {
       name: `usage-${randomBytes(4).toString('hex')}`,
       credits: opts.credits ?? 100_000,
-      limits: { requestsPerMinute: 10_000, maxConcurrency: 40 },
+      limits: { requestsPerMinute: 10_000, maxConcurrency: opts.maxConcurrency ?? 40 },
       zeroDataRetention: opts.zdr ?? false,
     });
     expect(created.status).toBe(201);
@@ -321,6 +321,33 @@ emit({
     expect(result.queue).toMatchObject({ jobs_in_queue: 0, max_concurrency: 40 });
     expect(result.concurrency).toMatchObject({ concurrency: 0, max_concurrency: 40 });
   }, 180_000);
+
+  it('shows pages in flight and pages waiting for a slot in queue-status and concurrency-check', async () => {
+    const team = await adminTeam({ maxConcurrency: 2 });
+    const urls = [1, 2, 3, 4].map((i) => `${site.url}/slow?ms=4000&i=${i}-${randomBytes(4).toString('hex')}`);
+    const batch = await call('POST', '/v2/batch/scrape', team.key, { urls, formats: ['markdown'] });
+    expect(batch.status).toBe(200);
+    let queue: any;
+    for (const end = Date.now() + 15_000; ;) {
+      queue = await call('GET', '/v2/team/queue-status', team.key);
+      expect(queue.status).toBe(200);
+      if (queue.body.activeJobsInQueue === 2 && queue.body.waitingJobsInQueue === 2) break;
+      if (Date.now() > end) throw new Error(`queue never showed 2 + 2: ${JSON.stringify(queue.body)}`);
+      await sleep(100);
+    }
+    expect(queue.body).toMatchObject({ success: true, jobsInQueue: 4, maxConcurrency: 2 });
+    const check = await call('GET', '/v2/concurrency-check', team.key);
+    expect(check.body).toMatchObject({ success: true, concurrency: 2, maxConcurrency: 2 });
+    for (const end = Date.now() + 30_000; ;) {
+      const status = await call('GET', `/v2/batch/scrape/${batch.body.id}`, team.key);
+      if (status.body.status === 'completed') break;
+      if (Date.now() > end) throw new Error('batch did not complete');
+      await sleep(250);
+    }
+    const after = await call('GET', '/v2/team/queue-status', team.key);
+    expect(after.body).toMatchObject({ jobsInQueue: 0, activeJobsInQueue: 0, waitingJobsInQueue: 0 });
+    expect(Date.parse(after.body.mostRecentSuccess)).toBeGreaterThan(Date.now() - 60_000);
+  }, 60_000);
 
   it("lets the admin API read any team's activity and usage (404 unknown team, API keys refused)", async () => {
     const team = await adminTeam();
