@@ -363,10 +363,15 @@ emit({
     expect(admin.body.data[0].id).toBe(scrape.body.data.metadata.scrapeId);
     const usage = await call('GET', `/admin/v1/teams/${team.teamId}/credit-usage`, ADMIN_TOKEN);
     expect(usage).toMatchObject({ status: 200, body: { success: true, data: { planCredits: 100_000 } } });
+    // The scrape's credits reach billing with the gateway's next usage report (batched).
     for (const route of ['credit-usage/historical?byApiKey=true', 'token-usage/historical']) {
-      const res = await call('GET', `/admin/v1/teams/${team.teamId}/${route}`, ADMIN_TOKEN);
-      expect(res.status).toBe(200);
-      expect(res.body.periods.length).toBeGreaterThan(0);
+      for (const end = Date.now() + 20_000; ;) {
+        const res = await call('GET', `/admin/v1/teams/${team.teamId}/${route}`, ADMIN_TOKEN);
+        expect(res.status).toBe(200);
+        if (res.body.periods.some((p: any) => (p.creditsUsed ?? p.tokensUsed) > 0)) break;
+        if (Date.now() > end) throw new Error(`${route}: no usage on record: ${JSON.stringify(res.body)}`);
+        await sleep(200);
+      }
     }
     expect((await call('GET', `/admin/v1/teams/${team.teamId}/activity?limit=0`, ADMIN_TOKEN)).status).toBe(
       400,
