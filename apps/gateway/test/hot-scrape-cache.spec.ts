@@ -155,6 +155,29 @@ describe('gateway: hot copies of scraper cache entries', () => {
     expect(second.metadata?.scrapeId).not.toBe(third.metadata?.scrapeId);
   });
 
+  it('records a hot hit as team activity without a message of its own', async () => {
+    // Activity of a scrape is published by the scraper with the job row; for a hot hit the gateway
+    // only adds the key and the answer time to the hit record it publishes anyway (ADR 0012).
+    const seen: string[] = [];
+    const sub = stack.messaging.nc.subscribe('wds.activity.v1.>', {
+      callback: (_e, m) => seen.push(m.subject),
+    });
+    try {
+      const u = url();
+      await scrape({ url: u });
+      const run = scraper.runs[scraper.runs.length - 1];
+      expect(run.activity).toEqual({ apiKey: expect.stringMatching(/^[a-z0-9]{12}$/) });
+      const hits = [await scrape({ url: u }), await scrape({ url: u })];
+      for (const hit of hits) {
+        expect(await recordedHit(hit.metadata?.scrapeId)).toMatchObject({ apiKey: run.activity!.apiKey });
+      }
+      await stack.messaging.nc.flush();
+      expect(seen).toEqual([]);
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+
   it('asks the scraper whenever its own rules might answer differently', async () => {
     const u = url();
     await scrape({ url: u });

@@ -11,6 +11,7 @@ interface Row {
   target: string | null;
   seq: string;
   created_us: string;
+  snapshot: string;
 }
 
 /**
@@ -31,12 +32,10 @@ export class ListActivity {
       ? await this.cursors.decode(req.teamId, req.endpoint, req.cursor)
       : undefined;
     const from = pos?.from ?? Date.now() - req.windowMs;
-    const snapshot =
-      pos?.snapshot ??
-      (await this.db.query<{ s: string }>('SELECT last_value::text AS s FROM billing.activity_seq')).rows[0]
-        .s;
-    const params: unknown[] = [req.teamId, from, snapshot, req.limit + 1];
-    let where = `team_id = $1 AND created_at > to_timestamp($2::double precision / 1000) AND seq <= $3::bigint`;
+    // A first page takes its snapshot in the same statement (the sequence read once, as an InitPlan).
+    const params: unknown[] = [req.teamId, from, pos?.snapshot ?? null, req.limit + 1];
+    const snap = `COALESCE($3::bigint, (SELECT last_value FROM billing.activity_seq))`;
+    let where = `team_id = $1 AND created_at > to_timestamp($2::double precision / 1000) AND seq <= ${snap}`;
     if (req.endpoint) {
       params.push(req.endpoint);
       where += ` AND endpoint = $${params.length}`;
@@ -48,7 +47,7 @@ export class ListActivity {
     }
     const { rows } = await this.db.query<Row>(
       `SELECT id, endpoint, api_version, created_at, target, seq::text AS seq,
-              round(extract(epoch FROM created_at) * 1000000)::bigint::text AS created_us
+              round(extract(epoch FROM created_at) * 1000000)::bigint::text AS created_us, ${snap}::text AS snapshot
        FROM billing.activity WHERE ${where}
        ORDER BY created_at DESC, id DESC, seq DESC LIMIT $4`,
       params,
@@ -59,7 +58,7 @@ export class ListActivity {
     const cursor =
       hasMore && last
         ? await this.cursors.encode(req.teamId, req.endpoint, {
-            snapshot,
+            snapshot: last.snapshot,
             from,
             createdUs: last.created_us,
             id: last.id,
