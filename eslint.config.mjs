@@ -20,7 +20,7 @@ function depConstraints(forTests) {
 }
 
 export default [
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/*.js', '**/*.mjs', '**/*.cjs', '.data/**', 'charts/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/*.js', '**/*.mjs', '**/*.cjs', '.data/**', 'charts/**', '**/.sandbox-python/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

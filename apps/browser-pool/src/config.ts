@@ -43,6 +43,11 @@ export const browserPoolEnvShape = {
   /** stdout and stderr are each cut here; the whole reply also fits one NATS message (WDS_SANDBOX_REPLY_BYTES). */
   WDS_SANDBOX_OUTPUT_BYTES: envInt({ min: 1024 }).default(512 * 1024),
   WDS_SANDBOX_REPLY_BYTES: envInt({ min: 16 * 1024 }).default(900 * 1024),
+  /** Playwright for Python installed with `pip install --target` (provisioned by npm start / npm test). */
+  WDS_SANDBOX_PYTHON_PATH: z
+    .string()
+    .min(1)
+    .default(path.join(__dirname, '..', '.sandbox-python')),
   /** Internal endpoint the gateway forwards cdpUrl connections to. */
   WDS_BROWSER_SESSION_HOST: z.string().min(1).default('0.0.0.0'),
   WDS_BROWSER_SESSION_PORT: envInt({ min: 0, max: 65_535 }).default(0),

@@ -138,6 +138,52 @@ describe('browser sessions and interact through the stack', () => {
     // The same routes under the newer name.
     const alias = await call('GET', '/v2/interact?status=destroyed', undefined, team.apiKey);
     expect(alias.body.sessions.map((s: { id: string }) => s.id)).toEqual([id]);
+    // The session is on the team's activity record (billing records it from the activity stream).
+    let activity: { id: string; endpoint: string }[] = [];
+    for (let i = 0; i < 50 && activity.length === 0; i++) {
+      if (i) await new Promise((r) => setTimeout(r, 200));
+      activity =
+        (await call('GET', '/v2/team/activity?endpoint=browser', undefined, team.apiKey)).body.data ?? [];
+    }
+    expect(activity).toEqual([expect.objectContaining({ id, endpoint: 'browser' })]);
+  }, 120_000);
+
+  it('runs python (Playwright for Python) and bash (agent-browser) against the same browser, keeping state', async () => {
+    const client = await sdk();
+    const { id } = await client.browser({ ttl: 120 });
+    const py = await client.browserExecute(id!, {
+      code: `page.goto("${site.url}/python")\nprint("hello from python")\ncount = 5\npage.title()`,
+      language: 'python',
+    });
+    expect(py).toMatchObject({ success: true, result: 'Counter /python', exitCode: 0 });
+    expect(py.stdout).toBe('hello from python\n');
+    expect((await client.browserExecute(id!, { code: 'count * 2', language: 'python' })).result).toBe('10');
+    const pyFail = await client.browserExecute(id!, { code: 'raise ValueError("bad")', language: 'python' });
+    expect(pyFail).toMatchObject({ exitCode: 1, error: 'ValueError: bad' });
+    expect(pyFail.stderr).toContain('ValueError: bad');
+
+    // The SDK's default language is bash; agent-browser is already pointed at the session's browser.
+    const snap = await client.browserExecute(id!, { code: 'agent-browser snapshot -i' });
+    expect(snap).toMatchObject({ success: true, exitCode: 0 });
+    expect(snap.stdout).toMatch(/button "\+1" \[ref=(e\d+)\]/);
+    const ref = /button "\+1" \[ref=(e\d+)\]/.exec(snap.stdout ?? '')![1];
+    await client.browserExecute(id!, { code: `agent-browser click @${ref}` });
+    const url = await client.browserExecute(id!, { code: 'agent-browser get url' });
+    expect(url.stdout?.trim()).toBe(`${site.url}/python`);
+    const clicked = await client.browserExecute(id!, {
+      code: "await page.textContent('#n')",
+      language: 'node',
+    });
+    expect(clicked.result).toBe('1');
+    await client.browserExecute(id!, { code: 'GREETING=hi; cd /tmp' });
+    const shell = await client.browserExecute(id!, { code: 'echo "$GREETING from $(pwd)"; false' });
+    expect(shell).toMatchObject({
+      stdout: 'hi from /tmp\n',
+      result: 'hi from /tmp\n',
+      exitCode: 1,
+      success: true,
+    });
+    await client.deleteBrowser(id!);
   }, 120_000);
 
   it('kills code past its timeout and keeps the session usable', async () => {

@@ -64,6 +64,8 @@ const BROWSER_EXTRAS = [
   { pkg: 'chromium-headless-shell', file: '/usr/lib/chromium/chromium-headless-shell' },
   // Browser sessions run user code and their browsers in bubblewrap sandboxes (docs/adr/0008).
   { pkg: 'bubblewrap', file: '/usr/bin/bwrap' },
+  // pip installs Playwright for Python for the sessions' python runtime (provisionSandboxPython).
+  { pkg: 'python3-pip', file: '/usr/lib/python3/dist-packages/pip' },
   {
     pkg: 'webext-ublock-origin-chromium',
     file: '/usr/share/chromium/extensions/ublock-origin/assets/thirdparties/easylist/easylist.txt',
@@ -230,6 +232,38 @@ function build() {
   if (!res.ok) throw new Error(`build failed (${res.why})`);
 }
 
+/** Playwright for Python (PyPI) for the python runtime of browser sessions; pinned. */
+const SANDBOX_PLAYWRIGHT_PY = 'playwright==1.49.1';
+const SANDBOX_PYTHON_DIR = path.join(ROOT, 'apps', 'browser-pool', '.sandbox-python');
+
+/**
+ * Installs Playwright for Python where the browser-pool's code sandboxes find it (mounted read-only
+ * at /opt/wds/python and run by Debian's /usr/bin/python3). Missing, python code in sessions fails
+ * with a clear error; the rest works, so a failure here only warns.
+ */
+function provisionSandboxPython() {
+  if (fs.existsSync(path.join(SANDBOX_PYTHON_DIR, 'playwright'))) return;
+  if (!fs.existsSync('/usr/bin/python3')) {
+    log.warn('no /usr/bin/python3: python code in browser sessions will not run');
+    return;
+  }
+  log.info(`installing ${SANDBOX_PLAYWRIGHT_PY} for the browser sessions' python runtime`);
+  const res = run('/usr/bin/python3', [
+    '-m',
+    'pip',
+    'install',
+    '--quiet',
+    '--disable-pip-version-check',
+    '--target',
+    SANDBOX_PYTHON_DIR,
+    SANDBOX_PLAYWRIGHT_PY,
+  ]);
+  if (!res.ok)
+    log.warn(
+      `could not install ${SANDBOX_PLAYWRIGHT_PY} (${res.why}): python code in browser sessions will not run`,
+    );
+}
+
 /**
  * Everything before servers start. `needs` says which servers this run will start itself.
  * WDS_SKIP_PROVISION=1 skips packages and npm; WDS_SKIP_BUILD=1 skips the build.
@@ -238,6 +272,7 @@ function prepare(needs) {
   if (process.env.WDS_SKIP_PROVISION !== '1') {
     provisionSystem(needs);
     ensureNodeModules();
+    if (needs.chromium) provisionSandboxPython();
   }
   if (process.env.WDS_SKIP_BUILD !== '1') build();
 }

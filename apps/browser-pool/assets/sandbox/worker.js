@@ -174,30 +174,51 @@ async function runNode() {
 
 /* ---------------- bash: agent-browser pointed at the session's browser ---------------- */
 
+/**
+ * One bash process kept between calls (variables, functions, cwd persist). Each call's code is
+ * sourced from a file with stdin from /dev/null; bash reports `$?` on its fd 3. agent-browser on
+ * PATH is a wrapper that adds `--cdp 9222`.
+ */
 function runBash() {
-  serve(
-    (code) =>
-      new Promise((resolve, reject) => {
-        fs.writeFileSync('/tmp/.call.sh', code);
-        const child = spawn('/bin/bash', ['/tmp/.call.sh'], { stdio: ['ignore', 'inherit', 'inherit'] });
-        child.on('error', reject);
-        child.on('exit', (code, signal) => {
-          if (code === 0) resolve(null);
-          else
-            reject(
-              Object.assign(new Error(`exit code ${code ?? signal}`), { exitCode: code ?? 1, quiet: true }),
-            );
-        });
-      }),
-  );
+  let shell;
+  let pending;
+  function start() {
+    shell = spawn('/bin/bash', ['--noprofile', '--norc'], { stdio: ['pipe', 'inherit', 'inherit', 'pipe'] });
+    const status = readline.createInterface({ input: shell.stdio[3] });
+    status.on('line', (line) => {
+      const p = pending;
+      pending = undefined;
+      if (p) p.resolve(Number(line));
+    });
+    shell.on('exit', (code, signal) => {
+      shell = undefined;
+      const p = pending;
+      pending = undefined;
+      if (p) p.resolve(code ?? (signal ? 128 : 1));
+    });
+  }
+  let n = 0;
+  serve(async (code) => {
+    if (!shell) start();
+    const file = `/tmp/.call-${++n}.sh`;
+    fs.writeFileSync(file, code);
+    const exit = await new Promise((resolve) => {
+      pending = { resolve };
+      shell.stdin.write(`. ${file} </dev/null\nprintf '%s\\n' "$?" >&3\n`);
+    });
+    fs.rmSync(file, { force: true });
+    if (exit !== 0) throw Object.assign(new Error(`exit code ${exit}`), { exitCode: exit, quiet: true });
+    return null;
+  });
 }
 
 /* ---------------- python: Playwright for Python connected over CDP ---------------- */
 
 function runPython() {
   // The Python worker speaks the same protocol on fd 3; this process only keeps the bridge open.
-  const child = spawn(process.env.WDS_PYTHON || '/usr/bin/python3', ['/opt/wds/worker.py'], {
+  const child = spawn('/usr/bin/python3', ['-u', '/opt/wds/worker.py'], {
     stdio: ['ignore', 'inherit', 'inherit', 3],
+    env: { ...process.env, PYTHONPATH: '/opt/wds/python', PYTHONDONTWRITEBYTECODE: '1' },
   });
   child.on('exit', (code) => process.exit(code ?? 1));
 }

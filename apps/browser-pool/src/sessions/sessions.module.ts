@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { Module } from '@nestjs/common';
 import { Database } from '@wds/database';
@@ -9,6 +10,7 @@ import { ProfileStore } from '../profiles/profile-store';
 import { PolicyProxy } from '../render/policy-proxy';
 import { RenderModule } from '../render/render.module';
 import { ReplayStore } from '../replay/replay-store';
+import type { Mount } from '../sandbox/bwrap';
 import { moduleMount } from '../sandbox/code-sandbox';
 import { SessionBilling } from './session-billing';
 import { SessionEndpoint } from './session-endpoint';
@@ -18,6 +20,41 @@ import { SessionsServer } from './sessions.server';
 
 /** The sandbox's worker script (plain JavaScript, run by the sandbox's node). */
 export const SANDBOX_ASSETS = path.join(__dirname, '..', '..', 'assets', 'sandbox');
+
+/**
+ * What the code sandboxes see under /opt/wds (read-only): the worker scripts and the modules they
+ * need, Playwright for Python (when provisioned) and agent-browser's Linux binary (when installed).
+ */
+function runtimeMounts(pythonPath: string, logger: Logger): Mount[] {
+  const mounts: Mount[] = [
+    { from: path.join(SANDBOX_ASSETS, 'worker.js'), to: '/opt/wds/worker.js' },
+    { from: path.join(SANDBOX_ASSETS, 'worker.py'), to: '/opt/wds/worker.py' },
+    { from: path.join(SANDBOX_ASSETS, 'bin'), to: '/opt/wds/bin' },
+    moduleMount('playwright-core'),
+    moduleMount('acorn'),
+  ];
+  if (fs.existsSync(path.join(pythonPath, 'playwright')))
+    mounts.push({ from: pythonPath, to: '/opt/wds/python' });
+  else logger.warn({ pythonPath }, 'Playwright for Python is not installed: python code in sessions fails');
+  const agentBrowser = agentBrowserBinary();
+  if (agentBrowser) mounts.push({ from: agentBrowser, to: '/opt/wds/libexec/agent-browser' });
+  else logger.warn('agent-browser is not installed for this platform: its command fails in bash code');
+  return mounts;
+}
+
+/** The native binary the npm package `agent-browser` ships for this platform. */
+function agentBrowserBinary(): string | undefined {
+  try {
+    const dir = path.dirname(require.resolve('agent-browser/package.json'));
+    const file = path.join(dir, 'bin', `agent-browser-linux-${process.arch === 'arm64' ? 'arm64' : 'x64'}`);
+    if (!fs.existsSync(file)) return undefined;
+    // npm may not have run the package's install script (which marks the binary executable).
+    if ((fs.statSync(file).mode & 0o111) === 0) fs.chmodSync(file, 0o755);
+    return file;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Live browser sessions: docs/adr/0008-browser-sessions.md. */
 @Module({
@@ -54,11 +91,7 @@ export const SANDBOX_ASSETS = path.join(__dirname, '..', '..', 'assets', 'sandbo
             browserProcesses: 512,
             outputCapBytes: c.WDS_SANDBOX_OUTPUT_BYTES,
             replyBudgetBytes: c.WDS_SANDBOX_REPLY_BYTES,
-            runtimeMounts: [
-              { from: path.join(SANDBOX_ASSETS, 'worker.js'), to: '/opt/wds/worker.js' },
-              moduleMount('playwright-core'),
-              moduleMount('acorn'),
-            ],
+            runtimeMounts: runtimeMounts(c.WDS_SANDBOX_PYTHON_PATH, logger),
             launchTimeoutMs: 30_000,
             replayTimeoutMs: 60_000,
           },

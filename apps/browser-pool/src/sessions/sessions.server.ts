@@ -45,7 +45,9 @@ export class SessionsServer implements OnApplicationBootstrap, BeforeApplication
     this.messaging.serve(mine.delete, (req) => this.sessions.delete(req.teamId, req.sessionId));
     const sandboxed = fs.existsSync('/usr/bin/bwrap') && fs.existsSync('/usr/bin/prlimit');
     if (!sandboxed) {
-      this.logger.warn('bubblewrap (/usr/bin/bwrap) is not installed: this replica serves no browser sessions');
+      this.logger.warn(
+        'bubblewrap (/usr/bin/bwrap) is not installed: this replica serves no browser sessions',
+      );
     }
     if (c.WDS_BROWSER_SESSIONS > 0 && sandboxed) {
       this.messaging.serve(BROWSER_SESSION_RPC.create, async (req) => ({

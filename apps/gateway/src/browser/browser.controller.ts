@@ -13,6 +13,7 @@ import { APP_CONFIG } from '@wds/service-kit';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedTeam } from '../auth/authenticated-team';
 import type { GatewayConfig } from '../config';
+import { RecordCallActivity } from '../credits/call-activity';
 import { CurrentTeam } from '../http/request-context';
 import { validate } from '../http/validate';
 import { publicBaseUrl } from '../jobs/public-url';
@@ -28,6 +29,7 @@ const EXECUTE_DEFAULT_TIMEOUT = 30;
 export class BrowserController {
   constructor(
     private readonly sessions: BrowserSessions,
+    private readonly activity: RecordCallActivity,
     @Inject(APP_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -39,6 +41,7 @@ export class BrowserController {
     @Body() body: unknown,
   ): Promise<CreateBrowserResponse> {
     const options = validate(CreateBrowserRequest, body, 'body');
+    const createdAt = Date.now();
     const session = await this.sessions.create({
       teamId: team.teamId,
       ttl: options.ttl,
@@ -47,6 +50,7 @@ export class BrowserController {
       profile: options.profile,
       maxSessions: this.sessions.maxSessions(team),
     });
+    await this.activity.execute({ team, endpoint: 'browser', id: session.id, target: null, createdAt });
     return {
       success: true,
       id: session.id,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CreditsModule } from '../credits/credits.module';
 import { ScrapeModule } from '../scrape/scrape.module';
 import { BrowserController } from './browser.controller';
 import { BrowserSessions } from './browser-sessions.service';
@@ -7,7 +8,7 @@ import { InteractController } from './interact.controller';
 
 /** Browser sessions and interact, served by the browser-pool over NATS; the cdpUrl WebSocket proxy. */
 @Module({
-  imports: [ScrapeModule],
+  imports: [ScrapeModule, CreditsModule],
   controllers: [BrowserController, InteractController],
   providers: [BrowserSessions, CdpProxySocket],
 })

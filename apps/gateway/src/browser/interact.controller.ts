@@ -14,6 +14,7 @@ import { APP_CONFIG } from '@wds/service-kit';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedTeam } from '../auth/authenticated-team';
 import type { GatewayConfig } from '../config';
+import { RecordCallActivity } from '../credits/call-activity';
 import { CurrentTeam } from '../http/request-context';
 import { validate } from '../http/validate';
 import { publicBaseUrl } from '../jobs/public-url';
@@ -32,6 +33,7 @@ export class InteractController {
     private readonly sessions: BrowserSessions,
     private readonly messaging: Messaging,
     private readonly documents: ScrapeDocumentReader,
+    private readonly activity: RecordCallActivity,
     @Inject(APP_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
@@ -102,8 +104,13 @@ export class InteractController {
       maxSessions: this.sessions.maxSessions(team),
       scrapeJobId: jobId,
     };
+    const createdAt = Date.now();
+    const recorded = async (session: BrowserSessionRecord) => {
+      await this.activity.execute({ team, endpoint: 'interact', id: session.id, target: null, createdAt });
+      return session;
+    };
     try {
-      return await this.sessions.create(request);
+      return await recorded(await this.sessions.create(request));
     } catch (err) {
       if (!(err instanceof ServiceError)) throw err;
       // Two first calls at once: the other one created it.
@@ -117,7 +124,7 @@ export class InteractController {
     // No replay context: a scrape the fetch engine served (nothing to replay but its URL), one
     // that is unknown (404), another team's (403), or one whose data is gone (409).
     const url = await this.scrapedUrl(team.teamId, jobId);
-    return this.sessions.create({ ...request, fallbackUrl: url });
+    return recorded(await this.sessions.create({ ...request, fallbackUrl: url }));
   }
 
   private async find(teamId: string, jobId: string): Promise<BrowserSessionRecord | undefined> {
