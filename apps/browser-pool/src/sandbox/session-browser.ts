@@ -91,6 +91,11 @@ export class SessionBrowser {
     });
     try {
       const browser = await chromium.connectOverCDP(wsEndpoint, { timeout: s.launchTimeoutMs });
+      // The start page must have loaded: a navigation issued while it loads is aborted by it.
+      const context = browser.contexts()[0];
+      const page =
+        context.pages()[0] ?? (await context.waitForEvent('page', { timeout: s.launchTimeoutMs }));
+      await page.waitForLoadState('load', { timeout: s.launchTimeoutMs });
       return new SessionBrowser(child, wsEndpoint, browser);
     } catch (err) {
       child.kill('SIGKILL');
