@@ -103,6 +103,8 @@ async function main() {
   }
   if (shuttingDown) return;
   for (const [name, pid] of Object.entries(stack.pids)) announcePid(name, pid);
+  // NATS and PostgreSQL are supervised like the services: restarted when they die.
+  infra.superviseInfra(stack, announcePid);
 
   const key = infra.bootstrapKey(dir);
   const port = Number(process.env.PORT || 3002);

@@ -1,4 +1,5 @@
 import { CommonEnv, envInt } from '@wds/config';
+import { PAGE_TASK_ACK_WAIT_MS } from '@wds/contracts';
 import { jobPageEventsEnv } from '@wds/jobs';
 import type { z } from 'zod';
 
@@ -10,10 +11,10 @@ export const BatchConfig = CommonEnv.extend({
   WDS_BATCH_ZDR_RETENTION_MINUTES: envInt({ min: 1 }).default(60),
   /** Page tasks this process works on at once (across all batches). */
   WDS_BATCH_WORKER_CONCURRENCY: envInt({ min: 1, max: 1000 }).default(64),
-  /** JetStream ack wait of page tasks: how soon a task of a dead worker is redelivered. */
-  WDS_BATCH_ACK_WAIT_MS: envInt({ min: 1000 }).default(90_000),
+  /** JetStream ack wait of page tasks: how soon a task of a dead worker is redelivered (live workers heartbeat). */
+  WDS_BATCH_ACK_WAIT_MS: envInt({ min: 1000 }).default(PAGE_TASK_ACK_WAIT_MS),
   /** Watchdog pass interval. */
-  WDS_BATCH_WATCHDOG_INTERVAL_MS: envInt({ min: 100 }).default(15_000),
+  WDS_BATCH_WATCHDOG_INTERVAL_MS: envInt({ min: 100 }).default(3000),
   /** A dispatched page unfinished this long is published again. */
   WDS_BATCH_REDISPATCH_MS: envInt({ min: 1000 }).default(600_000),
   /** A batch without progress this long is reconciled (and re-seeded if its creation was cut short). */

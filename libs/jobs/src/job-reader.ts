@@ -39,6 +39,48 @@ export class JobReader {
     return rows[0]?.status === 'dispatched' || rows[0]?.status === 'queued';
   }
 
+  /**
+   * A page that is no longer pending, with what its event carries (the stored document, or the
+   * error); undefined while it is queued or dispatched (or unknown).
+   */
+  async finishedPage(
+    jobId: string,
+    urlKey: string,
+  ): Promise<
+    { status: string; document: string | null; docBytes: number | null; error: string | null } | undefined
+  > {
+    const { rows } = await this.db.query<{
+      status: string;
+      document: string | null;
+      docBytes: number | null;
+      error: string | null;
+    }>(
+      `SELECT status, document, doc_bytes AS "docBytes", error FROM ${this.pages} WHERE job_id = $1 AND url_key = $2`,
+      [jobId, urlKey],
+    );
+    const row = rows[0];
+    return row && row.status !== 'dispatched' && row.status !== 'queued' ? row : undefined;
+  }
+
+  /**
+   * Pages first dispatched between `minMs` and `maxMs` ago and still waiting: their task may have
+   * been lost between the claim's commit and its publish (a crash, a NATS outage). Publishing them
+   * again with their first msgId is harmless inside the stream's duplicate window: JetStream drops
+   * it when the first publish did arrive.
+   */
+  async unfinishedFirstDispatches(minMs: number, maxMs: number, limit = 1000): Promise<ClaimedPage[]> {
+    const { rows } = await this.db.query<ClaimedPage>(
+      `SELECT p.job_id AS "jobId", j.team_id AS "teamId", p.url_key AS "urlKey", p.url, p.depth
+       FROM ${this.pages} p JOIN ${this.jobs} j ON j.id = p.job_id
+       WHERE p.status = 'dispatched' AND p.dispatches = 1 AND j.status = 'scraping'
+         AND p.dispatched_at < now() - $1 * interval '1 millisecond'
+         AND p.dispatched_at > now() - $2 * interval '1 millisecond'
+       ORDER BY p.dispatched_at LIMIT $3`,
+      [minMs, maxMs, limit],
+    );
+    return rows;
+  }
+
   /** Pages of a job in completion order after `skip`, within `maxBytes` of inline JSON. */
   async readDocuments(
     jobId: string,

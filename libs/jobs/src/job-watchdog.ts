@@ -1,9 +1,15 @@
+import { DUPLICATE_WINDOW_MS } from '@wds/contracts';
 import type { Logger } from '@wds/observability';
 import type { JobEvents } from './job-events';
 import type { JobStore } from './job-store';
 import type { JobRow } from './job.types';
 import type { PageDispatcher } from './page-dispatcher';
 import { claimAndPublish } from './team-wake';
+
+/** A first dispatch this old and still unfinished is published again (its first msgId). */
+const LOST_PUBLISH_AFTER_MS = 4000;
+/** ...as long as the stream still remembers the first msgId (its duplicate window), with a margin. */
+const LOST_PUBLISH_WITHIN_MS = DUPLICATE_WINDOW_MS - 20_000;
 
 export interface WatchdogOptions {
   /** How often one pass runs. */
@@ -61,6 +67,10 @@ export class JobWatchdog {
     for (const jobId of await this.store.teamWaiting()) {
       await claimAndPublish({ store: this.store, dispatcher: this.dispatcher, events: this.events }, jobId);
     }
+    // Tasks lost between a claim's commit and its publish (the process died, NATS was away) are
+    // published again within seconds, under their first msgId: a no-op where the first arrived.
+    const lost = await this.store.unfinishedFirstDispatches(LOST_PUBLISH_AFTER_MS, LOST_PUBLISH_WITHIN_MS);
+    if (lost.length) await this.dispatcher.publish(lost);
     const stalled = await this.store.stalledDispatches(this.opts.redispatchAfterMs);
     if (stalled.length) {
       this.logger.warn({ pages: stalled.length }, 'republishing page tasks that made no progress');

@@ -4,6 +4,15 @@ import type { PageTask as PageTaskSchema } from '@wds/contracts';
 import type { Messaging } from '@wds/messaging';
 import type { ClaimedPage } from './job.types';
 
+/**
+ * How long a failed publish of a claimed page is retried (same msgId, so a publish that did reach
+ * the stream is not stored twice): well within the stream's 2-minute duplicate window. A claimed
+ * page whose task was never published otherwise waits for the watchdog's redispatch (10 min): a
+ * NATS restart in the middle of a crawl paused it that long.
+ */
+const PUBLISH_RETRY_FOR_MS = 60_000;
+const PUBLISH_RETRY_MAX_DELAY_MS = 2000;
+
 /** Publishes claimed pages as page tasks; JetStream drops a repeat within its duplicate window. */
 export class PageDispatcher {
   constructor(
@@ -28,8 +37,21 @@ export class PageDispatcher {
         };
         // A republished task must not be swallowed as a duplicate of the (lost) first one.
         const msgId = `${p.jobId}:${key}${opts.republish ? `:${Date.now()}` : ''}`;
-        return this.messaging.publish(this.subject, task, { msgId });
+        return this.publishWithRetry(task, msgId);
       }),
     );
+  }
+
+  private async publishWithRetry(task: PageTask, msgId: string): Promise<void> {
+    const giveUpAt = Date.now() + PUBLISH_RETRY_FOR_MS;
+    for (let delay = 250; ; delay = Math.min(PUBLISH_RETRY_MAX_DELAY_MS, delay * 2)) {
+      try {
+        await this.messaging.publish(this.subject, task, { msgId });
+        return;
+      } catch (err) {
+        if (Date.now() + delay > giveUpAt) throw err;
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
   }
 }

@@ -32,6 +32,12 @@ const REPLY_MARGIN_MS = 15_000;
 /** Errors that say nothing about the page: retry the task (the scraper or billing is away). */
 const TRANSIENT: ReadonlySet<string> = new Set([ErrorCode.SERVICE_UNAVAILABLE, ErrorCode.INTERNAL]);
 const JOB_CACHE_MS = 1000;
+/**
+ * Redelivery delays of a task that failed transiently, by delivery: a scraper, billing or
+ * PostgreSQL that was killed is back within seconds, and its pages resume within 2 s of that (they
+ * waited 3 s a time before); the consumer's 20 deliveries stretch over ~35 s.
+ */
+const TRANSIENT_RETRY_MS = [500, 1000, 1000, 2000];
 
 /** What a service adds to the generic page pipeline. */
 export interface PageJobHooks {
@@ -100,7 +106,7 @@ export class PageRunner {
       this.opts.subject,
       this.opts.consumer,
       (task, ctx) => this.handle(task, ctx.deliveryCount),
-      { concurrency: this.opts.concurrency, retryDelayMs: 3000 },
+      { concurrency: this.opts.concurrency, retryDelayMs: TRANSIENT_RETRY_MS },
     );
   }
 
@@ -113,14 +119,20 @@ export class PageRunner {
   /** One delivery of a page task; throwing makes JetStream redeliver it. */
   async handle(task: PageTask, deliveryCount: number): Promise<void> {
     const job = await this.job(task.jobId);
-    if (!job || job.status !== 'scraping') return;
+    if (!job) return;
     const urlKey = task.urlKey ?? task.url;
-    // A redelivered or republished task of a finished page: nothing to do, nothing to charge. A
-    // first delivery of a first publish needs no look: pages are claimed from `queued` once, and
+    // A redelivered or republished task of a finished page: nothing to scrape, nothing to charge,
+    // but the events that follow the page's commit may have died with the process that committed
+    // it, so they are sent again (same webhookIds: JetStream and the webhook outbox drop repeats).
+    // A first delivery of a first publish needs no look: pages are claimed from `queued` once, and
     // JetStream drops a repeated publish (same msgId), so this is the page's only task. (Each check
     // is a PostgreSQL round trip per page, a tenth of the crawler's CPU per page.)
     const maybeFinished = deliveryCount > 1 || task.republished === true;
-    if (maybeFinished && !(await this.store.isPending(job.id, urlKey))) return;
+    if (job.status !== 'scraping') {
+      if (maybeFinished && job.status === 'completed') await this.resendEvents(job, urlKey);
+      return;
+    }
+    if (maybeFinished && (await this.resendEvents(job, urlKey))) return;
     if (job.delayMs > 0) await (this.opts.sleep ?? sleep)(job.delayMs);
 
     // Transient failures (no scraper or billing answering) end the page only on the last delivery
@@ -217,6 +229,33 @@ export class PageRunner {
       ...(r.ok ? { document: r.document, documentBytes: documentJson.length } : { error: r.error }),
     });
     if (outcome.finished) await this.events.lifecycle(outcome.job ?? job, 'completed');
+  }
+
+  /**
+   * Sends the page's event again when the page is finished (true), and the job's `completed` when
+   * the job is. False while the page is still pending.
+   */
+  private async resendEvents(job: JobRow, urlKey: string): Promise<boolean> {
+    const page = await this.store.finishedPage(job.id, urlKey);
+    if (!page) return false;
+    if (page.status === 'done' || page.status === 'failed') {
+      let document: Document | undefined;
+      try {
+        document = page.document ? (JSON.parse(page.document) as Document) : undefined;
+      } catch {
+        document = undefined;
+      }
+      await this.events.page(job, {
+        urlKey,
+        success: page.status === 'done',
+        ...(document ? { document, documentBytes: page.docBytes ?? page.document?.length ?? 0 } : {}),
+        ...(page.status === 'failed' && page.error ? { error: page.error } : {}),
+      });
+    }
+    // The row may be a cached copy from before the job completed.
+    const now = job.status === 'scraping' ? await this.store.get(job.id) : job;
+    if (now?.status === 'completed') await this.events.lifecycle(now, 'completed');
+    return true;
   }
 
   private async failJob(job: JobRow, reason: string): Promise<void> {

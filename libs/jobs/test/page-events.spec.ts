@@ -258,4 +258,64 @@ describe('job events of pages and failed jobs', () => {
       expect.objectContaining({ id, error: 'Insufficient credits to continue the job' }),
     );
   }, 60_000);
+
+  it('sends a finished page’s event and the job’s completed again when its task comes back', async () => {
+    // The process that finished the page may have died between its commit and these events: the
+    // redelivered task finds the page done and sends them again, under the same webhookIds.
+    const runtime = await startRuntime();
+    const url = 'http://pages.test/again/1';
+    const id = await startJob(runtime, [url], { webhook: { url: 'http://hooks.test/again' } });
+    await endedEvents(id);
+    const publish = jest.spyOn(running!.messaging, 'publish');
+    try {
+      await runtime.runner.handle(
+        { jobKind: 'crawl', jobId: id, teamId: `team-${id}`, url, depth: 0, urlKey: url },
+        2,
+      );
+      const sent = publish.mock.calls
+        .filter(([def]) => def === EVENTS.job)
+        .map(([, event]) => [(event as JobEvent).type, (event as JobEvent).webhookId]);
+      expect(sent).toEqual([
+        ['crawl.page', stableUuid(id, 'page', url)],
+        ['crawl.completed', stableUuid(id, 'completed')],
+      ]);
+      const page = publish.mock.calls.find(
+        ([def, e]) => def === EVENTS.job && (e as JobEvent).type === 'crawl.page',
+      );
+      expect((page![1] as JobEvent).data).toEqual([
+        { markdown: `# ${url}`, metadata: { sourceURL: url, title: 'A page' } },
+      ]);
+    } finally {
+      publish.mockRestore();
+    }
+  }, 60_000);
+
+  it('publishes within seconds the task of a page claimed but never published (the claimer died)', async () => {
+    // Claimed (dispatched in PostgreSQL) with no task: what a crash between a claim's commit and its
+    // publish leaves. The watchdog's next pass after 4 s publishes it under its first msgId; before,
+    // such a page waited for the 10-minute redispatch.
+    const runtime = await startRuntime();
+    const id = randomUUID();
+    const url = 'http://pages.test/unpublished/1';
+    await runtime.store.create({
+      id,
+      teamId: `team-${id}`,
+      kind: 'crawl',
+      url,
+      options: {},
+      pageLimit: 100,
+      concurrency: 4,
+      delayMs: 0,
+      zeroDataRetention: false,
+      retentionMs: 3_600_000,
+      teamConcurrency: 4,
+    });
+    const claimed = await runtime.store.addPages(id, [{ urlKey: url, url, depth: 0 }], { seeded: true });
+    expect(claimed.dispatch).toHaveLength(1);
+    await runtime.watchdog.runOnce();
+    expect((await runtime.store.get(id))?.status).toBe('scraping');
+    await new Promise((r) => setTimeout(r, 4500));
+    await runtime.watchdog.runOnce();
+    expect((await endedEvents(id)).map((e) => e.type)).toEqual(['crawl.completed']);
+  }, 60_000);
 });

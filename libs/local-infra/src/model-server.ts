@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { findBinary, freePort, type RunningServer } from './processes';
+import { exitOf, findBinary, freePort, type RunningServer } from './processes';
 import { LOCAL_MODELS, MODEL_RUNTIME, type LocalModel } from './model-catalogue';
 
 const PYTHON_DIR = path.join(__dirname, '..', 'python');
@@ -176,6 +176,7 @@ export async function startModelServer(opts: ModelServerOptions): Promise<Runnin
     baseUrl,
     port,
     pid: child.pid,
+    exited: exitOf(child),
     modelName: runtime.model.name,
     contextTokens,
     parallel,

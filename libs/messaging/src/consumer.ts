@@ -30,33 +30,15 @@ export type ConsumeHandler<D extends StreamMessageDef> = (
 export interface ConsumeOptions {
   /** Messages handled at the same time by this process (default 1). */
   concurrency?: number;
-  /** Redelivery delay after a failure when the consumer has no back-off list (default 1000 ms). */
-  retryDelayMs?: number;
+  /**
+   * Redelivery delay after a failure when the consumer has no back-off list (default 1000 ms); a
+   * list is indexed by delivery count (first failure → first entry), its last entry repeating.
+   */
+  retryDelayMs?: number | readonly number[];
 }
 
 export interface RunningConsumer {
   stop(): Promise<void>;
-}
-
-/** A counting semaphore; `acquire` resolves when a slot is free. */
-class Slots {
-  private free: number;
-  private readonly waiters: (() => void)[] = [];
-  constructor(size: number) {
-    this.free = size;
-  }
-  async acquire(): Promise<void> {
-    if (this.free > 0) {
-      this.free--;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiters.push(resolve));
-  }
-  release(): void {
-    const next = this.waiters.shift();
-    if (next) next();
-    else this.free++;
-  }
 }
 
 /**
@@ -64,8 +46,10 @@ class Slots {
  * - the payload is validated first; a message that is not valid JSON or fails the schema is poison:
  *   it goes to the dead-letter subject with the reason and is terminated, never handed to the handler;
  * - the message is acked once the handler resolves (without waiting for the server's confirmation:
- *   handlers are idempotent, a lost ack is a redelivery); while it runs, `working()` keeps it from
- *   being redelivered to another worker;
+ *   handlers are idempotent, a lost ack is a redelivery); from the moment it arrives (waiting for a
+ *   free slot included) until then, `working()` every third of the ack wait keeps it from being
+ *   redelivered to another worker. The ack wait is therefore only how long a dead process's
+ *   messages wait for redelivery, and consumers keep it short (seconds);
  * - a handler failure naks with the consumer's back-off delay, and on the last allowed delivery the
  *   message is dead-lettered and terminated instead.
  */
@@ -80,12 +64,14 @@ export async function startConsumer<D extends StreamMessageDef>(
   const concurrency = Math.max(1, opts.concurrency ?? 1);
   const log = logger.child({ stream: consumerDef.stream, consumer: consumerDef.durable });
   const consumer = await js.consumers.get(consumerDef.stream, consumerDef.durable);
-  // A small buffer: fetched-but-waiting messages count against their ack wait.
-  const messages: ConsumerMessages = await consumer.consume({ max_messages: concurrency });
-  const slots = new Slots(concurrency);
   const inflight = new Set<Promise<void>>();
+  /** Received, not started yet (all slots busy); each with its heartbeat running. */
+  const waiting: Array<{ m: JsMsg; heartbeat: NodeJS.Timeout }> = [];
+  let active = 0;
+  let stopping = false;
   const effectiveAckWait = Math.min(consumerDef.ackWaitMs, consumerDef.backoffMs?.[0] ?? Infinity);
 
+  const heartbeatMs = Math.max(250, Math.floor(effectiveAckWait / 3));
   const process = async (m: JsMsg): Promise<void> => {
     const headers = headersToRecord(m.headers);
     const deliveryCount = m.info.deliveryCount;
@@ -105,7 +91,6 @@ export async function startConsumer<D extends StreamMessageDef>(
       m.subject,
       async (span) => {
         span.setAttribute('messaging.message.delivery_count', deliveryCount);
-        const heartbeat = setInterval(() => m.working(), Math.max(250, Math.floor(effectiveAckWait / 2)));
         try {
           await handler(payload, {
             subject: m.subject,
@@ -115,7 +100,6 @@ export async function startConsumer<D extends StreamMessageDef>(
             streamSeq: m.seq,
           });
         } catch (err) {
-          clearInterval(heartbeat);
           const envelope =
             err instanceof ServiceError
               ? err.toEnvelope()
@@ -139,8 +123,6 @@ export async function startConsumer<D extends StreamMessageDef>(
             m.nak(delay);
           }
           return;
-        } finally {
-          clearInterval(heartbeat);
         }
         // Not confirmed (ackAck would cost a server round trip per message): a lost ack only means a
         // redelivery, which every handler must take anyway (at-least-once delivery).
@@ -151,9 +133,9 @@ export async function startConsumer<D extends StreamMessageDef>(
   };
 
   const retryDelay = (deliveryCount: number): number => {
-    const backoff = consumerDef.backoffMs;
-    if (backoff?.length) return backoff[Math.min(deliveryCount - 1, backoff.length - 1)];
-    return opts.retryDelayMs ?? 1000;
+    const delays = consumerDef.backoffMs?.length ? consumerDef.backoffMs : (opts.retryDelayMs ?? 1000);
+    if (typeof delays === 'number') return delays;
+    return delays[Math.min(deliveryCount - 1, delays.length - 1)];
   };
 
   const deadLetterAndTerm = async (
@@ -188,25 +170,56 @@ export async function startConsumer<D extends StreamMessageDef>(
     }
   };
 
-  const loop = (async () => {
-    for await (const m of messages) {
-      await slots.acquire();
+  const beat = (m: JsMsg): void => {
+    try {
+      m.working();
+    } catch {
+      // The connection is closed: the message is the server's to redeliver now.
+    }
+  };
+
+  const pump = (): void => {
+    while (!stopping && active < concurrency && waiting.length > 0) {
+      const { m, heartbeat } = waiting.shift()!;
+      active++;
       const task: Promise<void> = process(m)
         .catch((err: unknown) => log.error({ err, seq: m.seq }, 'message processing failed'))
         .finally(() => {
+          clearInterval(heartbeat);
           inflight.delete(task);
-          slots.release();
+          active--;
+          pump();
         });
       inflight.add(task);
     }
-  })();
+  };
+
+  // Messages are taken as they arrive (the client pulls ahead of the handlers): each one's ack wait
+  // runs from its delivery, so its heartbeat starts at once, not when a slot frees up.
+  const messages: ConsumerMessages = await consumer.consume({
+    max_messages: concurrency,
+    callback: (m) => {
+      if (stopping) {
+        m.nak();
+        return;
+      }
+      waiting.push({ m, heartbeat: setInterval(() => beat(m), heartbeatMs) });
+      pump();
+    },
+  });
 
   let stopped: Promise<void> | undefined;
   return {
     stop: () => {
       stopped ??= (async () => {
+        stopping = true;
         await messages.close().catch(() => undefined);
-        await loop.catch((err: unknown) => log.warn({ err }, 'consumer loop ended with an error'));
+        // Not started: handed back for immediate redelivery (to another replica) instead of waiting
+        // out their ack wait.
+        for (const { m, heartbeat } of waiting.splice(0)) {
+          clearInterval(heartbeat);
+          m.nak();
+        }
         await Promise.all([...inflight]);
       })();
       return stopped;

@@ -26,11 +26,14 @@ import type { Logger } from '@wds/observability';
 import type { z } from 'zod';
 import { decodeJson, encodeJson, headersToRecord, recordToHeaders, subjectMatches, validate } from './codec';
 import { startConsumer, type ConsumeOptions, type ConsumeHandler, type RunningConsumer } from './consumer';
+import { ALIVE_HEADER, ResponderLiveness, keepAlive } from './liveness';
 import { outgoingHeaders, withMessagingSpan } from './tracing';
 
 /** Set on a reply whose body is an ErrorEnvelope. */
 export const ERROR_HEADER = 'Wds-Error';
 const RETRY_AFTER_HEADER = 'Wds-Retry-After';
+/** Retry-After of a request no process answered (it reaches HTTP clients as a 503). */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
 export interface ConnectOptions {
   servers: string;
@@ -54,13 +57,17 @@ export class Messaging {
   private readonly inflight = new Set<Promise<void>>();
   private draining = false;
   private connected = true;
+  /** Gives up requests whose responder fell silent (died) instead of waiting out their timeout. */
+  private readonly liveness: ResponderLiveness;
 
   private constructor(
     readonly nc: NatsConnection,
     readonly js: JetStreamClient,
     readonly jsm: JetStreamManager,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.liveness = new ResponderLiveness(nc);
+  }
 
   static async connect(opts: ConnectOptions): Promise<Messaging> {
     const nc = await connect({
@@ -68,7 +75,8 @@ export class Messaging {
       name: opts.name,
       // Keep retrying forever after the first connection: a NATS restart must not kill services.
       maxReconnectAttempts: -1,
-      reconnectTimeWait: 1000,
+      // A restarted nats-server is found within a quarter second (attempts are local connects).
+      reconnectTimeWait: 250,
       // The client would otherwise build an Error (a stack capture) for every request and publish
       // just in case it fails; our errors are mapped to ServiceError with the subject anyway.
       noAsyncTraces: true,
@@ -83,7 +91,10 @@ export class Messaging {
   private async watchStatus(): Promise<void> {
     for await (const s of this.nc.status()) {
       if (s.type === 'disconnect') this.connected = false;
-      if (s.type === 'reconnect') this.connected = true;
+      if (s.type === 'reconnect') {
+        this.connected = true;
+        this.liveness.reconnected();
+      }
       if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error') {
         this.logger.warn(
           { status: s.type, server: 'server' in s ? s.server : undefined },
@@ -169,13 +180,23 @@ export class Messaging {
     return withMessagingSpan('client', def.subject, async () => {
       let reply: Msg;
       try {
-        reply = await this.nc.request(def.subject, encodeJson(body), {
-          timeout: opts.timeoutMs ?? 10_000,
-          headers: recordToHeaders(outgoingHeaders(opts.headers)),
-        });
+        reply = await this.liveness.watch(
+          (alive) =>
+            this.nc.request(def.subject, encodeJson(body), {
+              timeout: opts.timeoutMs ?? 10_000,
+              headers: recordToHeaders(outgoingHeaders({ ...opts.headers, [ALIVE_HEADER]: alive })),
+            }),
+          () => new Error('responder fell silent'),
+        );
       } catch {
-        // No responders, timeout or a closed connection: to the caller all mean "try again later".
-        throw new ServiceError(ErrorCode.SERVICE_UNAVAILABLE, `service for ${def.subject} is unavailable`);
+        // No responders, timeout, a responder that fell silent or a closed connection: to the caller
+        // all mean "try again shortly" (a killed process is back within seconds).
+        throw new ServiceError(
+          ErrorCode.SERVICE_UNAVAILABLE,
+          `service for ${def.subject} is unavailable`,
+          undefined,
+          UNAVAILABLE_RETRY_AFTER_SECONDS,
+        );
       }
       const decoded = decodeJson(reply.data);
       if (reply.headers?.get(ERROR_HEADER)) {
@@ -214,6 +235,20 @@ export class Messaging {
 
   private async answer<D extends RpcDef>(def: D, handler: RpcHandler<D>, msg: Msg): Promise<void> {
     const headers = headersToRecord(msg.headers);
+    const stopKeepAlive = keepAlive(this.nc, headers[ALIVE_HEADER]);
+    try {
+      await this.answerWith(def, handler, msg, headers);
+    } finally {
+      stopKeepAlive();
+    }
+  }
+
+  private async answerWith<D extends RpcDef>(
+    def: D,
+    handler: RpcHandler<D>,
+    msg: Msg,
+    headers: Record<string, string>,
+  ): Promise<void> {
     await withMessagingSpan(
       'server',
       def.subject,
@@ -320,6 +355,7 @@ export class Messaging {
     if (this.nc.isClosed()) return;
     await Promise.all([...this.subscriptions].map((s) => s.drain().catch(() => undefined)));
     await Promise.all([...this.inflight]);
+    this.liveness.stop();
     await this.nc.drain().catch(() => undefined);
   }
 }

@@ -273,4 +273,56 @@ describe('Messaging on JetStream (real NATS)', () => {
     expect(info.num_ack_pending).toBe(0);
     expect(info.num_redelivered).toBe(0);
   });
+
+  it('keeps messages waiting for a free slot from being redelivered (heartbeats from delivery)', async () => {
+    const subject = `t${id}.work.queued`;
+    const def = consumerDef('queued', subject, { ackWaitMs: 600 });
+    await m.ensureConsumer(def);
+    const deliveries: Array<[number, number]> = [];
+    const running = await m.consume(
+      Task,
+      def,
+      async (p, ctx) => {
+        deliveries.push([p.n, ctx.deliveryCount]);
+        await new Promise((r) => setTimeout(r, 900));
+      },
+      { concurrency: 1 },
+    );
+    // The third waits ~1.8 s, three ack waits, for its slot.
+    for (let n = 0; n < 3; n++) await m.publish(Task, { n }, { subject });
+    await waitFor(() => deliveries.length >= 3 || undefined);
+    await new Promise((r) => setTimeout(r, 1200));
+    await running.stop();
+    expect(deliveries).toEqual([
+      [0, 1],
+      [1, 1],
+      [2, 1],
+    ]);
+  });
+
+  it('redelivers the messages of a consumer that stopped answering within the ack wait', async () => {
+    const subject = `t${id}.work.orphan`;
+    const def = consumerDef('orphan', subject, { ackWaitMs: 1000 });
+    await m.ensureConsumer(def);
+    // A second connection takes the message and dies with it (closed without acking: a SIGKILL).
+    const doomed = await Messaging.connect({ servers: nats.url, name: 'js-doomed', logger });
+    let took!: () => void;
+    const taken = new Promise<void>((r) => (took = r));
+    await doomed.consume(Task, def, async () => {
+      took();
+      await new Promise(() => undefined);
+    });
+    await m.publish(Task, { n: 7 }, { subject });
+    await taken;
+    await doomed.nc.close();
+    const t0 = Date.now();
+    const seen: number[] = [];
+    const running = await m.consume(Task, def, async (_p, ctx) => {
+      seen.push(ctx.deliveryCount);
+    });
+    await waitFor(() => seen.length >= 1 || undefined, 10_000);
+    await running.stop();
+    expect(seen).toEqual([2]);
+    expect(Date.now() - t0).toBeLessThan(5000);
+  });
 });

@@ -1,4 +1,5 @@
 export * from './databases';
 export * from './fixture-site';
+export * from './generated-site';
 export * from './job-tables-upgrade';
 export * from './model-server';

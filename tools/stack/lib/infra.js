@@ -138,10 +138,9 @@ async function startInfra(dir) {
   const result = { natsUrl: process.env.NATS_URL, databaseUrl: process.env.DATABASE_URL, pids: {}, started };
   try {
     if (!result.natsUrl) {
-      const nats = await startOnPort(4222, 'NATS', (port) =>
-        localInfra().startNats({ dataDir: path.join(dir, 'nats'), port }),
-      );
-      started.push({ name: 'nats', server: nats });
+      const startNats = (port) => localInfra().startNats({ dataDir: path.join(dir, 'nats'), port });
+      const nats = await startOnPort(4222, 'NATS', startNats);
+      started.push({ name: 'nats', server: nats, start: startNats });
       result.natsUrl = nats.url;
       result.pids.nats = nats.pid;
       log.info(`NATS (JetStream) on ${nats.url}, data in ${path.join(dir, 'nats')}`);
@@ -152,10 +151,9 @@ async function startInfra(dir) {
       const pgDir = path.join(dir, 'postgres');
       checkNoOrphanPostgres(pgDir);
       // The stack's data must survive a machine crash, unlike the tests' throwaway clusters.
-      const pg = await startOnPort(5432, 'PostgreSQL', (port) =>
-        localInfra().startPostgres({ dataDir: pgDir, port, durable: true }),
-      );
-      started.push({ name: 'postgres', server: pg, dataDir: pgDir });
+      const startPg = (port) => localInfra().startPostgres({ dataDir: pgDir, port, durable: true });
+      const pg = await startOnPort(5432, 'PostgreSQL', startPg);
+      started.push({ name: 'postgres', server: pg, dataDir: pgDir, start: startPg });
       result.databaseUrl = pg.url;
       result.pids.postgres = pg.pid;
       log.info(`PostgreSQL on 127.0.0.1:${pg.port}, data in ${pgDir}`);
@@ -169,8 +167,54 @@ async function startInfra(dir) {
   return result;
 }
 
+/**
+ * Restarts NATS or PostgreSQL when it exits without being asked to (killed, crashed), on the same
+ * port and data directory, so the services' connections find it again: at once, then with a
+ * back-off doubling to MAX_INFRA_BACKOFF_MS while restarts keep failing (a SIGKILLed postmaster's
+ * backends may hold its shared memory for a moment). `onSpawn(name, pid)` announces each new pid.
+ */
+function superviseInfra(infra, onSpawn) {
+  for (const entry of infra.started) watchInfra(infra, entry, onSpawn);
+}
+
+const MIN_INFRA_BACKOFF_MS = 250;
+const MAX_INFRA_BACKOFF_MS = 10_000;
+
+function watchInfra(infra, entry, onSpawn) {
+  const server = entry.server;
+  void server.exited.then(async ({ code, signal }) => {
+    if (infra.stopping || entry.server !== server) return;
+    log.warn(
+      `${entry.name} exited unexpectedly (${signal ? `signal ${signal}` : `code ${code}`}); restarting it`,
+    );
+    for (let attempt = 0; !infra.stopping; attempt++) {
+      await new Promise((r) =>
+        setTimeout(r, Math.min(MAX_INFRA_BACKOFF_MS, MIN_INFRA_BACKOFF_MS * 2 ** attempt)),
+      );
+      if (infra.stopping) return;
+      try {
+        const next = await entry.start(server.port);
+        if (infra.stopping) {
+          await next.stop();
+          return;
+        }
+        entry.server = next;
+        entry.restarts = (entry.restarts || 0) + 1;
+        infra.pids[entry.name] = next.pid;
+        log.info(`${entry.name} restarted on port ${next.port} (pid ${next.pid})`);
+        if (next.pid) onSpawn(entry.name, next.pid);
+        watchInfra(infra, entry, onSpawn);
+        return;
+      } catch (err) {
+        log.warn(`restarting ${entry.name} failed (${err.message.split('\n')[0]}); trying again`);
+      }
+    }
+  });
+}
+
 /** PostgreSQL first (it may still flush), then NATS. */
 async function stopInfra(infra) {
+  infra.stopping = true;
   for (const { name, server, dataDir: pgDir } of [...infra.started].reverse()) {
     try {
       if (pgDir) signalPostmaster(pgDir);
@@ -207,4 +251,13 @@ function redact(url) {
   }
 }
 
-module.exports = { dataDir, acquireLock, bootstrapKey, startInfra, stopInfra, pidAlive, redact };
+module.exports = {
+  dataDir,
+  acquireLock,
+  bootstrapKey,
+  startInfra,
+  superviseInfra,
+  stopInfra,
+  pidAlive,
+  redact,
+};

@@ -1,6 +1,6 @@
 import { CRAWL_WORK, STREAMS, deadLetterSubject } from '@wds/contracts';
 import { buildServices, startCrawlStack, type CrawlStack, type ServiceChild } from '../support/crawl-harness';
-import { startGeneratedSite, type GeneratedSite } from '../support/generated-site';
+import { startGeneratedSite, type GeneratedSite } from '@wds/testing';
 
 const PAGES = 200;
 
@@ -108,7 +108,7 @@ describe('a crawl whose only crawler or scraper dies', () => {
   }, 240_000);
 
   it('loses no page to a scraper outage longer than all deliveries of its tasks', async () => {
-    // Eight deliveries 3 s apart (after the dead scraper's requests time out) are spent well within
+    // Twenty deliveries at most 2 s apart (each after its request finds no scraper) are spent well within
     // the outage; the pages wait, dispatched, for the watchdog to republish them.
     const outageMs = 55_000;
     const crawler = await stack.spawnService('crawler', {

@@ -1,5 +1,5 @@
 import { buildServices, startCrawlStack, type CrawlStack } from '../support/crawl-harness';
-import { startGeneratedSite, type GeneratedSite } from '../support/generated-site';
+import { startGeneratedSite, type GeneratedSite } from '@wds/testing';
 
 const PAGES = 300;
 

@@ -1,6 +1,6 @@
 import { ErrorCode, ServiceError } from '@wds/contracts';
 import { buildServices, startCrawlStack, type CrawlStack } from '../support/crawl-harness';
-import { startGeneratedSite, type GeneratedSite } from '../support/generated-site';
+import { startGeneratedSite, type GeneratedSite } from '@wds/testing';
 
 const PAGES = 10;
 const MINUTE = 60_000;

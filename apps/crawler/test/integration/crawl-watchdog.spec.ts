@@ -3,7 +3,7 @@ import { CRAWL_WORK, CrawlRequest, EVENTS, STREAMS, type JobEvent } from '@wds/c
 import { JobStore } from '@wds/jobs';
 import type { RunningService } from '@wds/service-kit';
 import { buildServices, startCrawlStack, type CrawlStack } from '../support/crawl-harness';
-import { startGeneratedSite, type GeneratedSite } from '../support/generated-site';
+import { startGeneratedSite, type GeneratedSite } from '@wds/testing';
 
 const PAGES = 40;
 const CONCURRENCY = 4;

@@ -20,6 +20,10 @@ export interface StackOptions {
 export class StackProcess {
   readonly url: string;
   readonly pids = new Set<number>();
+  /** The latest pid announced for each process name, and when it was announced. */
+  readonly processes = new Map<string, { pid: number; at: number }>();
+  /** PostgreSQL's port, from the stack's start-up line (for checks on the ledger). */
+  postgresPort: number | undefined;
   team: string | undefined;
   private readonly child: ChildProcess;
   private output = '';
@@ -38,9 +42,10 @@ export class StackProcess {
       WDS_E2E_MARK: opts.mark,
       ...opts.env,
     };
-    // The stack must start its own servers, as `npm start` does on a developer machine.
-    delete env.NATS_URL;
-    delete env.DATABASE_URL;
+    // The stack must start its own servers, as `npm start` does on a developer machine, unless the
+    // test hands it one on purpose (opts.env).
+    if (!opts.env?.NATS_URL) delete env.NATS_URL;
+    if (!opts.env?.DATABASE_URL) delete env.DATABASE_URL;
     this.child = spawn(process.execPath, [START_SCRIPT], {
       cwd: REPO_ROOT,
       env,
@@ -63,6 +68,12 @@ export class StackProcess {
     });
   }
 
+  /** The stack's own PostgreSQL database (libs/local-infra's default user and password). */
+  get databaseUrl(): string {
+    if (!this.postgresPort) throw new Error('the stack has not said where PostgreSQL listens');
+    return `postgres://wds:wds@127.0.0.1:${this.postgresPort}/wds`;
+  }
+
   get pid(): number | undefined {
     return this.child.pid;
   }
@@ -72,8 +83,13 @@ export class StackProcess {
   }
 
   private onLine(line: string): void {
-    const proc = /^WDS_PROCESS name=\S+ pid=(\d+)$/.exec(line);
-    if (proc) this.pids.add(Number(proc[1]));
+    const proc = /^WDS_PROCESS name=(\S+) pid=(\d+)$/.exec(line);
+    if (proc) {
+      this.pids.add(Number(proc[2]));
+      this.processes.set(proc[1], { pid: Number(proc[2]), at: Date.now() });
+    }
+    const pg = /PostgreSQL on 127\.0\.0\.1:(\d+)/.exec(line);
+    if (pg) this.postgresPort = Number(pg[1]);
     const ready = /^WDS_READY url=(\S+) team=(\S+)$/.exec(line);
     if (ready) {
       this.team = ready[2];
@@ -154,6 +170,37 @@ export function markedProcesses(mark: string): string[] {
     }
   }
   return alive;
+}
+
+/**
+ * Whether `pid` holds a listening TCP socket (Linux /proc): a service listens (its health port)
+ * once its start-up is done, NATS and PostgreSQL once they accept connections.
+ */
+export function isListening(pid: number): boolean {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    try {
+      for (const line of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
+        const cols = line.trim().split(/\s+/);
+        if (cols.length > 9 && cols[3] === '0A') inodes.add(cols[9]);
+      }
+    } catch {
+      // no such table
+    }
+  }
+  try {
+    for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (m && inodes.has(m[1])) return true;
+      } catch {
+        // closed meanwhile
+      }
+    }
+  } catch {
+    // gone
+  }
+  return false;
 }
 
 export function isAlive(pid: number): boolean {

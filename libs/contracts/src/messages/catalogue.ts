@@ -148,15 +148,15 @@ const MINUTE = 60 * SECOND;
 
 export const CONSUMERS = {
   /**
-   * Page tasks, consumed by the scraper. No back-off list: on JetStream a back-off replaces the ack
-   * wait, and a page may legitimately take the maximum scrape timeout (300 s). Handlers that want a
-   * delayed retry nak with a delay.
+   * Page tasks, consumed by the scraper. No back-off list: handlers that want a delayed retry nak
+   * with a delay. A page may take the maximum scrape timeout (300 s): the consumer's heartbeats
+   * cover that, so the ack wait is only how long a killed scraper's tasks wait for redelivery.
    */
   scraperPage: {
     stream: STREAMS.WDS_WORK_V1.name,
     durable: 'scraper-page-v1',
     filterSubject: WORK.page.subject,
-    ackWaitMs: 330 * SECOND,
+    ackWaitMs: 10 * SECOND,
     maxDeliver: 3,
   },
   /** Hit batches into the scraper's job rows: one INSERT per batch, idempotent per job. */
@@ -181,7 +181,8 @@ export const CONSUMERS = {
   /**
    * Job events into the webhooks service's outbox. The consumer only records each wanted event in
    * PostgreSQL (delivery and its retry schedule run from there, see docs/webhooks.md); this back-off
-   * paces redelivery when that write fails. Each step doubles as the ack wait.
+   * paces redelivery when that write fails. Each step doubles as the ack wait (heartbeats cover a
+   * slow write), so the first one is short: a killed webhooks process's events come back in 5 s.
    */
   webhooks: {
     stream: STREAMS.WDS_EVENTS_V1.name,
@@ -189,7 +190,7 @@ export const CONSUMERS = {
     filterSubject: EVENTS.job.subject,
     ackWaitMs: 30 * SECOND,
     maxDeliver: 8,
-    backoffMs: [30 * SECOND, MINUTE, 5 * MINUTE, 15 * MINUTE, 30 * MINUTE, 60 * MINUTE, 120 * MINUTE],
+    backoffMs: [5 * SECOND, 30 * SECOND, MINUTE, 5 * MINUTE, 15 * MINUTE, 30 * MINUTE, 60 * MINUTE],
   },
 } as const satisfies Record<string, ConsumerDef>;
 

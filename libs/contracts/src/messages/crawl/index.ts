@@ -52,8 +52,9 @@ export const CRAWL_CONSUMERS = {
     stream: STREAMS.WDS_WORK_V1.name,
     durable: 'crawler-kickoff-v1',
     filterSubject: CRAWL_WORK.kickoff.subject,
-    // Robots.txt plus up to a few dozen sitemap fetches, each with its own timeout.
-    ackWaitMs: 120_000,
+    // Robots.txt plus up to a few dozen sitemap fetches take long, but the handler's heartbeats
+    // cover that: the ack wait is only how long a killed crawler's kickoff waits for redelivery.
+    ackWaitMs: 10_000,
     maxDeliver: 5,
   },
 } as const satisfies Record<string, ConsumerDef>;

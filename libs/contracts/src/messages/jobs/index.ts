@@ -119,17 +119,25 @@ export function defineJobRpcs<S extends ServiceKind>(service: S, noun: string): 
 }
 
 /**
- * Durable pull consumer for a service's page tasks. The ack wait exceeds the default scrape
- * timeout (60 s) plus the reply margin, so even a handler that misses a heartbeat is not
- * redelivered mid-scrape; `working()` heartbeats cover pages up to the 300 s maximum.
+ * How long the tasks a dead process had taken wait before JetStream redelivers them. A live
+ * consumer sends `working()` for each task it holds every third of this (from delivery until the
+ * ack, however long the page takes), so this bounds only the recovery from a killed process: it
+ * used to be 90 s, and every crawl whose tasks a killed crawler held paused that long.
+ */
+export const PAGE_TASK_ACK_WAIT_MS = 6_000;
+
+/**
+ * Durable pull consumer for a service's page tasks (ack wait: see PAGE_TASK_ACK_WAIT_MS). Twenty
+ * deliveries with the page runner's short transient retries (≤ 2 s apart) ride out ~35 s of a
+ * scraper or billing outage and resume within 2 s of its end.
  */
 export function jobPageConsumer(durable: string, filterSubject: string): ConsumerDef {
   return {
     stream: STREAMS.WDS_WORK_V1.name,
     durable,
     filterSubject,
-    ackWaitMs: 90_000,
-    maxDeliver: 8,
+    ackWaitMs: PAGE_TASK_ACK_WAIT_MS,
+    maxDeliver: 20,
   };
 }
 
