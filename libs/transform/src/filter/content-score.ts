@@ -295,6 +295,13 @@ function trimEdges(blocks: Block[], root: El, goodCount: Float64Array): void {
   }
 }
 
+function inLinkedItem(el: El, scope: El): boolean {
+  for (let p: El | null = el; p !== null && p !== scope; p = p.parent) {
+    if (p.tag === 'li') return p.linkLen >= p.textLen * 0.15;
+  }
+  return false;
+}
+
 /** Pre-order index of the last element in `el`'s subtree. */
 function lastIdx(el: El): number {
   let last = el;
@@ -354,10 +361,13 @@ function pickRoot(blocks: Block[], scope: El, prose: Float64Array): El | null {
       prose[p.idx] += v;
       if (p === scope) break;
     }
+    // Prose in a list item that also carries a link is a teaser's summary: it counts half, so that
+    // a list of teasers does not out-score the article it sits beside (a listing alone still wins).
+    const w = inLinkedItem(b.el, scope) ? v * 0.5 : v;
     let p: El | null = b.el.flags & F.HasBlock ? b.el : b.el.parent;
     for (let level = 0; p !== null && level < 5; level++, p = p.parent) {
       if (cand[p.idx] === 0) cands.push(p);
-      cand[p.idx] += v / (level === 0 ? 1 : level === 1 ? 2 : level * 3);
+      cand[p.idx] += w / (level === 0 ? 1 : level === 1 ? 2 : level * 3);
       if (p === scope) break;
     }
   }

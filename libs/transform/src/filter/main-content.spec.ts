@@ -132,6 +132,16 @@ describe('content score', () => {
     expect(out).not.toContain('Site footer');
   });
 
+  it('prefers an article over a longer list of linked teasers with summaries beside it', () => {
+    const teaser = (i: number): string =>
+      `<li><a href="/n${i}">Teaser headline number ${i} about another story</a> ${'Summary words of a teaser in a list of stories. '.repeat(2)}</li>`;
+    const html = `<body><div class="breaking"><ul>${[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(teaser).join('')}</ul></div>
+      <div class="story">${para(3, 'Story')}${para(3, 'Story')}</div></body>`;
+    const out = main(html);
+    expect(out).toContain('Story sentence');
+    expect(out).not.toContain('Summary words');
+  });
+
   it('keeps a listing: each item title stays with its excerpt', () => {
     const html = `<body><ul class="posts">${[1, 2, 3, 4]
       .map((i) => `<li><h2><a href="/p${i}">Post title ${i}</a></h2>${para(1, `Excerpt${i}`)}</li>`)
