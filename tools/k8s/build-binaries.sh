@@ -72,7 +72,13 @@ build kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager "$LD
 if [[ ! -x "$BIN/helm" ]]; then
   log "building helm $HELM_VERSION"
   t0=$SECONDS
-  GOBIN="$BIN" go install -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION" \
+  # Without the Kubernetes version flags (as helm's Makefile sets them) `helm template` and `helm lint`
+  # assume Kubernetes v1.20 and refuse charts with a newer kubeVersion.
+  HL="-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
+  for p in helm.sh/helm/v3/pkg/chartutil helm.sh/helm/v3/pkg/lint/rules; do
+    HL="$HL -X $p.k8sVersionMajor=1 -X $p.k8sVersionMinor=$MINOR"
+  done
+  GOBIN="$BIN" go install -ldflags "$HL" \
     "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" >&2
   log "built helm in $((SECONDS - t0)) s"
 fi

@@ -1,5 +1,6 @@
 {{/* Everything a WDS service chart renders: `{{ include "wds-lib.all" . }}` in its templates. */}}
 {{- define "wds-lib.all" -}}
+{{- include "wds-lib.checks" . -}}
 {{- $docs := list
   (include "wds-lib.serviceaccount" .)
   (include "wds-lib.configmap" .)
@@ -7,6 +8,7 @@
   (include "wds-lib.deployment" .)
   (include "wds-lib.service" .)
   (include "wds-lib.hpa" .)
+  (include "wds-lib.keda" .)
   (include "wds-lib.pdb" .)
   (include "wds-lib.networkpolicy" .)
   (include "wds-lib.migrations" .)

@@ -17,7 +17,7 @@ metadata:
     {{- include "wds-lib.labels" . | nindent 4 }}
     app.kubernetes.io/component: server
 spec:
-  {{- if not .Values.autoscaling.enabled }}
+  {{- if not (or .Values.autoscaling.enabled (include "wds-lib.kedaEnabled" .)) }}
   replicas: {{ .Values.replicaCount }}
   {{- end }}
   revisionHistoryLimit: 5
@@ -32,7 +32,7 @@ spec:
         {{- toYaml . | nindent 8 }}
         {{- end }}
       annotations:
-        checksum/env: {{ printf "%s%s" (include "wds-lib.envMap" .) (include "wds-lib.secretEnvMap" .) | sha256sum }}
+        checksum/env: {{ printf "%s%s%s" (include "wds-lib.envMap" .) (include "wds-lib.secretEnvMap" .) (include "wds-lib.secretKeyEnv" .) | sha256sum }}
         {{- with .Values.podAnnotations }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
@@ -51,7 +51,8 @@ spec:
         - name: {{ include "wds-lib.app" . }}
           image: {{ include "wds-lib.image" . }}
           imagePullPolicy: {{ include "wds-lib.imagePullPolicy" . }}
-          command: ["node", "apps/{{ include "wds-lib.app" . }}/dist/main.js"]
+          # args, not command: the image's entrypoint (tini) stays PID 1.
+          args: ["node", "apps/{{ include "wds-lib.app" . }}/dist/main.js"]
           ports:
             {{- if .Values.http.enabled }}
             - name: http
@@ -65,12 +66,20 @@ spec:
           envFrom:
             {{- include "wds-lib.envFrom" . | nindent 12 }}
           env:
-            - name: WDS_INSTANCE_ID
-              valueFrom:
-                fieldRef:
-                  fieldPath: metadata.name
+            {{- include "wds-lib.identityEnv" . | nindent 12 }}
+            # Drain budget: what is left of the grace period after the preStop sleep, minus 5 s.
             - name: SHUTDOWN_GRACE_MS
-              value: {{ mul (sub .Values.terminationGracePeriodSeconds 5) 1000 | quote }}
+              value: {{ mul (sub (sub .Values.terminationGracePeriodSeconds .Values.preStopSleepSeconds) 5) 1000 | quote }}
+            {{- with (include "wds-lib.secretKeyEnv" . | trim) }}
+            {{- . | nindent 12 }}
+            {{- end }}
+          {{- if gt (int .Values.preStopSleepSeconds) 0 }}
+          # Endpoints and load balancers drop the Pod while it sleeps; SIGTERM (drain) comes after.
+          lifecycle:
+            preStop:
+              sleep:
+                seconds: {{ .Values.preStopSleepSeconds }}
+          {{- end }}
           startupProbe:
             httpGet:
               path: /health/live

@@ -66,23 +66,92 @@ app.kubernetes.io/part-of: wds
 {{- $env := merge (dict) (.Values.env | default dict) (dig "env" (dict) $g) -}}
 {{- $_ := set $env "HEALTH_PORT" (toString .Values.healthPort) -}}
 {{- $_ := set $env "OTEL_SERVICE_NAME" (include "wds-lib.app" .) -}}
+{{- with (dig "otel" "endpoint" "" $g) -}}{{- $_ := set $env "OTEL_EXPORTER_OTLP_ENDPOINT" . -}}{{- end -}}
 {{- if .Values.http.enabled -}}{{- $_ := set $env "PORT" (toString .Values.http.port) -}}{{- end -}}
 {{- if .Values.migrations.enabled -}}{{- $_ := set $env "WDS_MIGRATE_ON_START" "false" -}}{{- end -}}
 {{- toYaml $env -}}
 {{- end -}}
 
+{{/*
+Secret variables rendered into the chart's Secret: the chart's own secretEnv, and from
+global.secretEnv only the keys this service lists in secretKeys (least privilege: the scraper never
+gets the admin token).
+*/}}
 {{- define "wds-lib.secretEnvMap" -}}
 {{- $g := .Values.global | default dict -}}
-{{- toYaml (merge (dict) (.Values.secretEnv | default dict) (dig "secretEnv" (dict) $g)) -}}
+{{- $all := dig "secretEnv" (dict) $g -}}
+{{- $out := deepCopy (.Values.secretEnv | default dict) -}}
+{{- range $key, $_ := (.Values.secretKeys | default dict) -}}
+{{- if and (hasKey $all $key) (not (hasKey $out $key)) -}}{{- $_ := set $out $key (get $all $key) -}}{{- end -}}
+{{- end -}}
+{{- toYaml $out -}}
+{{- end -}}
+
+{{/* The chart's secretKeys read from global.existingSecret (env entries, secretKeyRef). */}}
+{{- define "wds-lib.secretKeyEnv" -}}
+{{- include "wds-lib.secretKeyRefs" (list . (.Values.secretKeys | default dict)) -}}
+{{- end -}}
+
+{{/* The migrations Job needs DATABASE_URL and nothing else. */}}
+{{- define "wds-lib.migrateSecretKeys" -}}
+{{- toYaml (pick (.Values.secretKeys | default dict) "DATABASE_URL") -}}
+{{- end -}}
+
+{{- define "wds-lib.secretKeyRefs" -}}
+{{- $ctx := index . 0 -}}{{- $keys := index . 1 -}}
+{{- $g := $ctx.Values.global | default dict -}}
+{{- $secret := dig "existingSecret" "" $g -}}
+{{- if $secret }}
+{{- range $key, $need := $keys }}
+- name: {{ $key }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ $key }}
+      optional: {{ eq $need "optional" }}
+{{- end }}
+{{- end }}
 {{- end -}}
 
 {{- define "wds-lib.envFromSecrets" -}}
-{{- $g := .Values.global | default dict -}}
-{{- $names := concat (dig "envFromSecrets" (list) $g) (.Values.envFromSecrets | default list) | uniq -}}
-{{- range $names }}
+{{- range (.Values.envFromSecrets | default list | uniq) }}
 - secretRef:
     name: {{ . }}
 {{- end }}
+{{- end -}}
+
+{{/*
+Identity for logs and telemetry: the pod name is the service instance (replicas no longer collide),
+with namespace and node as OpenTelemetry resource attributes (OTEL_RESOURCE_ATTRIBUTES).
+*/}}
+{{- define "wds-lib.identityEnv" -}}
+{{- $g := .Values.global | default dict -}}
+- name: K8S_POD_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: K8S_NAMESPACE
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.namespace
+- name: K8S_NODE_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: spec.nodeName
+- name: WDS_INSTANCE_ID
+  value: $(K8S_POD_NAME)
+{{- $attrs := list "service.instance.id=$(K8S_POD_NAME)" "k8s.pod.name=$(K8S_POD_NAME)" "k8s.namespace.name=$(K8S_NAMESPACE)" "k8s.node.name=$(K8S_NODE_NAME)" (printf "k8s.deployment.name=%s" (include "wds-lib.fullname" .)) "service.namespace=wds" (printf "service.version=%s" .Chart.AppVersion) }}
+{{- range $k, $v := (dig "otel" "resourceAttributes" (dict) $g) }}
+{{- $attrs = append $attrs (printf "%s=%v" $k $v) }}
+{{- end }}
+- name: OTEL_RESOURCE_ATTRIBUTES
+  value: {{ join "," $attrs | quote }}
+{{- end -}}
+
+{{/* KEDA scales this Deployment (global.keda.enabled or keda.enabled, for a chart with a trigger). */}}
+{{- define "wds-lib.kedaEnabled" -}}
+{{- $g := .Values.global | default dict -}}
+{{- if and .Values.keda.trigger (or .Values.keda.enabled (dig "keda" "enabled" false $g)) -}}true{{- end -}}
 {{- end -}}
 
 {{/* The port the probes use: the HTTP port for an app that serves HTTP, else the health port. */}}

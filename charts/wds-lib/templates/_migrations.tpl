@@ -6,7 +6,8 @@ the Job gets its environment inline and from a hook Secret of its own.
 */}}
 {{- define "wds-lib.migrations" -}}
 {{- if .Values.migrations.enabled }}
-{{- $secret := include "wds-lib.secretEnvMap" . | fromYaml -}}
+{{- $migrateKeys := include "wds-lib.migrateSecretKeys" . | fromYaml -}}
+{{- $secret := pick (include "wds-lib.secretEnvMap" . | fromYaml) "DATABASE_URL" -}}
 {{- if $secret }}
 apiVersion: v1
 kind: Secret
@@ -58,11 +59,14 @@ spec:
         - name: migrate
           image: {{ include "wds-lib.image" . }}
           imagePullPolicy: {{ include "wds-lib.imagePullPolicy" . }}
-          command: ["node", "deploy/migrate.js", "{{ include "wds-lib.app" . }}"]
+          args: ["node", "deploy/migrate.js", "{{ include "wds-lib.app" . }}"]
           env:
             {{- range $k, $v := (include "wds-lib.envMap" . | fromYaml) }}
             - name: {{ $k }}
               value: {{ toString $v | quote }}
+            {{- end }}
+            {{- with (include "wds-lib.secretKeyRefs" (list . $migrateKeys) | trim) }}
+            {{- . | nindent 12 }}
             {{- end }}
           {{- $fromSecrets := include "wds-lib.envFromSecrets" . }}
           {{- if or $secret $fromSecrets }}

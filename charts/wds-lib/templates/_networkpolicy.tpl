@@ -28,19 +28,22 @@ spec:
         {{- toYaml . | nindent 8 }}
       {{- end }}
   egress:
+    # DNS to the cluster DNS only (global.networkPolicy.dns.to), never to arbitrary resolvers.
     - ports:
-        - { port: 53, protocol: UDP }
-        - { port: 53, protocol: TCP }
+        - { port: {{ dig "dns" "port" 53 $np }}, protocol: UDP }
+        - { port: {{ dig "dns" "port" 53 $np }}, protocol: TCP }
+      to:
+        {{- include "wds-lib.peers" (list $np "dns") | nindent 8 }}
     - ports:
         - port: {{ dig "nats" "port" 4222 $np }}
           protocol: TCP
       to:
-        {{- toYaml (dig "nats" "to" (list) $np) | nindent 8 }}
+        {{- include "wds-lib.peers" (list $np "nats") | nindent 8 }}
     - ports:
         - port: {{ dig "postgres" "port" 5432 $np }}
           protocol: TCP
       to:
-        {{- toYaml (dig "postgres" "to" (list) $np) | nindent 8 }}
+        {{- include "wds-lib.peers" (list $np "postgres") | nindent 8 }}
     {{- with (dig "otlp" "to" (list) $np) }}
     - ports:
         - { port: 4317, protocol: TCP }
@@ -63,4 +66,13 @@ spec:
     {{- toYaml . | nindent 4 }}
     {{- end }}
 {{- end }}
+{{- end -}}
+
+
+{{/* global.networkPolicy.<name>.to, refused when empty: an empty `to` would allow every destination. */}}
+{{- define "wds-lib.peers" -}}
+{{- $np := index . 0 -}}{{- $name := index . 1 -}}
+{{- $to := dig $name "to" (list) $np -}}
+{{- if not $to -}}{{- fail (printf "global.networkPolicy.%s.to is empty: that would allow egress to any destination on its port" $name) -}}{{- end -}}
+{{- toYaml $to -}}
 {{- end -}}

@@ -28,7 +28,7 @@ spec:
 {{- end -}}
 
 {{- define "wds-lib.hpa" -}}
-{{- if .Values.autoscaling.enabled }}
+{{- if and .Values.autoscaling.enabled (not (include "wds-lib.kedaEnabled" .)) }}
 apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
 metadata:

@@ -2,7 +2,8 @@ import { W3CTraceContextPropagator, W3CBaggagePropagator, CompositePropagator } 
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
+import os from 'node:os';
+import { NodeSDK, resources, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { AlwaysOffSampler, NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 export interface TelemetryOptions {
@@ -32,6 +33,16 @@ export function startTelemetry(opts: TelemetryOptions): void {
   const recording = exporting || Boolean(opts.spanProcessors) || Boolean(env.OTEL_TRACES_SAMPLER);
   const config: Partial<NodeSDKConfiguration> = {
     serviceName: env.OTEL_SERVICE_NAME || opts.serviceName,
+    // One instance per process: replicas of a service would otherwise share one identity. The
+    // Helm charts also set it (the pod name) with k8s.pod.name / k8s.namespace.name through
+    // OTEL_RESOURCE_ATTRIBUTES, which the SDK's environment detector merges over this.
+    resource: resources
+      .defaultResource()
+      .merge(
+        resources.resourceFromAttributes({
+          'service.instance.id': env.WDS_INSTANCE_ID || `${os.hostname()}-${process.pid}`,
+        }),
+      ),
     textMapPropagator: new CompositePropagator({
       propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
     }),

@@ -44,6 +44,19 @@ export function shmIsLarge(path = '/dev/shm'): boolean {
   }
 }
 
+/**
+ * Variables Chromium gets: locale, time zone, paths and fonts. Nothing else of the service's
+ * environment (DATABASE_URL, tokens, API keys) reaches the browser, whose renderers run untrusted
+ * pages and user scripts.
+ */
+const CHROMIUM_ENV_ALLOWED = /^(PATH|HOME|TMPDIR|LANG|LANGUAGE|LC_[A-Z]+|TZ|XDG_(CONFIG|CACHE|DATA|RUNTIME)_(HOME|DIR)|FONTCONFIG_(FILE|PATH))$/;
+
+export function chromiumEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && CHROMIUM_ENV_ALLOWED.test(k)) out[k] = v;
+  return out;
+}
+
 /** Debian's binaries, best first; the real binary, not the /usr/bin wrapper script (its pid is the browser's). */
 const CHROMIUM_CANDIDATES = ['/usr/lib/chromium/chromium-headless-shell', '/usr/bin/chromium'];
 
@@ -75,6 +88,7 @@ export class ChromiumLauncher extends BrowserLauncher {
     const shm = shmIsLarge();
     const browser = await chromium.launch({
       executablePath: this.executablePath,
+      env: chromiumEnv(),
       args: shm ? CHROMIUM_ARGS : [...CHROMIUM_ARGS, '--disable-dev-shm-usage'],
       // playwright-core adds the flag itself; dropped when /dev/shm is large enough to use.
       ignoreDefaultArgs: shm ? ['--disable-dev-shm-usage'] : undefined,

@@ -1,0 +1,207 @@
+'use strict';
+// Chart checks that need helm but no API server: generated schemas, lint of every chart with values
+// that make it render, and invalid values the schemas must refuse.
+const fs = require('node:fs');
+const path = require('node:path');
+const { run, must, assert } = require('./run');
+
+const SERVICES = [
+  'gateway',
+  'scraper',
+  'crawler',
+  'batch',
+  'browser-pool',
+  'billing',
+  'docs-search',
+  'webhooks',
+];
+const SERVICE_KINDS = ['ServiceAccount', 'ConfigMap', 'Deployment', 'Service', 'NetworkPolicy', 'Job'];
+// Switched on for the lint, so every optional template renders and is linted too.
+const ALL_ON = [
+  '--set',
+  'autoscaling.enabled=true',
+  '--set',
+  'podDisruptionBudget.enabled=true',
+  '--set',
+  'secretEnv.DATABASE_URL=postgres://lint',
+];
+
+/** deploy/values*.yaml: every example values file must install. */
+function deployValueFiles(root) {
+  return fs
+    .readdirSync(path.join(root, 'deploy'))
+    .filter((f) => /^values.*\.ya?ml$/.test(f))
+    .map((f) => path.join(root, 'deploy', f));
+}
+
+/** Kinds in `helm template` output (a YAML stream): counted from the `kind:` lines at column 0. */
+function kinds(manifest) {
+  const out = {};
+  for (const m of manifest.matchAll(/^kind: (\S+)$/gm)) out[m[1]] = (out[m[1]] ?? 0) + 1;
+  return out;
+}
+
+/**
+ * Invalid values, each with what the refusal must mention. Every one of them renders without the
+ * schema (most would even install), so these prove the schema bites.
+ */
+const INVALID = [
+  { why: 'a typo under global', args: ['--set', 'global.imagee.repository=x'], expect: /imagee/ },
+  { why: 'an unknown service key', args: ['--set', 'scrapper.enabled=true'], expect: /scrapper/ },
+  { why: 'a typo in a service', args: ['--set', 'gateway.replicaCont=3'], expect: /replicaCont/ },
+  {
+    why: 'minReplicas above maxReplicas',
+    args: ['--set', 'scraper.autoscaling.minReplicas=5', '--set', 'scraper.autoscaling.maxReplicas=2'],
+    expect: /maxReplicas|minReplicas/,
+  },
+  {
+    why: 'a memory quantity that is not one',
+    args: ['--set', 'gateway.resources.limits.memory=lots'],
+    expect: /memory|pattern/,
+  },
+  {
+    why: 'a CIDR that is not one',
+    args: ['--set-json', 'global.networkPolicy.dns.to=[{"ipBlock":{"cidr":"10.0.0.0/33"}}]'],
+    expect: /cidr|pattern/i,
+  },
+  {
+    why: 'the IPv4-mapped range the API server refuses in ipBlock.except',
+    args: ['--set-json', 'scraper.networkPolicy.blockedIPv6=["::ffff:0:0/96"]'],
+    expect: /blockedIPv6|ffff|not/,
+  },
+  {
+    why: 'an image pull policy that does not exist',
+    args: ['--set', 'global.image.pullPolicy=Sometimes'],
+    expect: /pullPolicy/,
+  },
+  {
+    why: 'a browser-pool memory limit below its browsers + Node + /dev/shm',
+    args: ['--set', 'browser-pool.resources.limits.memory=2Gi'],
+    expect: /WDS_BROWSER_PROCESSES x WDS_BROWSER_RECYCLE_MB/,
+  },
+  {
+    why: 'a scraper grace period shorter than its longest scrape',
+    args: ['--set', 'scraper.terminationGracePeriodSeconds=60'],
+    expect: /longestTaskSeconds/,
+  },
+  {
+    why: 'an empty NATS egress peer list (would allow any destination)',
+    args: ['--set-json', 'global.networkPolicy.nats.to=[]'],
+    expect: /nats\.to is empty/,
+  },
+  {
+    why: 'a KEDA lag threshold of zero',
+    args: ['--set', 'scraper.keda.lagThreshold=0'],
+    expect: /lagThreshold/,
+  },
+];
+
+async function staticChecks(t, { helm, charts, root }) {
+  await t.check('service chart schemas are the generated ones (charts/generate-schemas.js --check)', () => {
+    must(
+      run(process.execPath, [path.join(root, 'charts', 'generate-schemas.js'), '--check']),
+      'generate-schemas --check',
+    );
+  });
+
+  await t.check('helm lint --strict wds-lib', () => {
+    must(helm(['lint', '--strict', path.join(charts, 'wds-lib')]), 'helm lint wds-lib');
+  });
+
+  for (const svc of SERVICES) {
+    await t.check(
+      `${svc}: helm lint --strict (defaults, and with HPA/PDB/Secret on), and it renders every object`,
+      () => {
+        must(helm(['lint', '--strict', path.join(charts, svc)]), `helm lint ${svc}`);
+        must(helm(['lint', '--strict', path.join(charts, svc), ...ALL_ON]), `helm lint ${svc} (all on)`);
+        const alone = must(
+          helm(['template', 'rel', path.join(charts, svc), '-n', 'ns']),
+          `helm template ${svc}`,
+        );
+        const base = kinds(alone);
+        // Installed alone, it talks to the NATS and PostgreSQL pods of its own namespace only.
+        assert(
+          alone.includes('NATS_URL: "nats://nats:4222"'),
+          `${svc} alone: NATS_URL is not the same-namespace nats`,
+        );
+        for (const dep of ['nats', 'postgresql']) {
+          const peer = new RegExp(
+            `\\n\\s+- podSelector:\\n\\s+matchLabels:\\n\\s+app\\.kubernetes\\.io/name: ${dep}\\n`,
+          );
+          assert(peer.test(alone), `${svc} alone: no egress to same-namespace ${dep} pods`);
+        }
+        const missing = SERVICE_KINDS.filter((kind) => !base[kind]);
+        assert(missing.length === 0, `${svc} renders no ${missing.join(', ')} (got ${JSON.stringify(base)})`);
+        const all = kinds(
+          must(
+            helm(['template', 'rel', path.join(charts, svc), '-n', 'ns', ...ALL_ON]),
+            `helm template ${svc}`,
+          ),
+        );
+        const off = ['HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Secret'].filter((kind) => !all[kind]);
+        assert(off.length === 0, `${svc} renders no ${off.join(', ')} with them on`);
+      },
+    );
+  }
+
+  const valueSets = [
+    ['defaults', []],
+    ...deployValueFiles(root).map((f) => [path.relative(root, f), ['-f', f]]),
+  ];
+  for (const [name, args] of valueSets) {
+    await t.check(`umbrella: helm lint --strict and template with ${name}`, () => {
+      must(helm(['lint', '--strict', path.join(charts, 'wds'), ...args]), `helm lint wds ${name}`);
+      const out = must(
+        helm(['template', 'wds', path.join(charts, 'wds'), '-n', 'wds', ...args]),
+        `helm template wds ${name}`,
+      );
+      const k = kinds(out);
+      assert(
+        k.Deployment === SERVICES.length,
+        `expected ${SERVICES.length} Deployments, got ${k.Deployment}`,
+      );
+    });
+  }
+
+  await t.check('least privilege: each service gets only the secret variables it reads', () => {
+    const secrets = ['DATABASE_URL', 'WDS_ADMIN_TOKEN', 'WDS_BOOTSTRAP_API_KEY', 'WDS_LLM_API_KEY'];
+    const sets = secrets.flatMap((k) => ['--set', `global.secretEnv.${k}=value-of-${k}`]);
+    for (const mode of [sets, ['--set', 'global.existingSecret=wds-secrets']]) {
+      const out = must(
+        helm(['template', 'wds', path.join(charts, 'wds'), '-n', 'wds', ...mode]),
+        'helm template',
+      );
+      const docs = out.split(/^---$/m);
+      const seen = (svc) => {
+        const mine = docs.filter(
+          (d) => new RegExp(`^  name: wds-${svc}$`, 'm').test(d) && /^kind: (Secret|Deployment)$/m.test(d),
+        );
+        return secrets.filter((k) =>
+          mine.some((d) => d.includes(`value-of-${k}`) || d.includes(`key: ${k}`)),
+        );
+      };
+      for (const svc of ['scraper', 'browser-pool', 'crawler', 'batch', 'billing', 'webhooks']) {
+        const leaked = seen(svc).filter((k) => k === 'WDS_ADMIN_TOKEN' || k === 'WDS_BOOTSTRAP_API_KEY');
+        assert(leaked.length === 0, `${svc} gets ${leaked.join(', ')}`);
+        assert(seen(svc).includes('DATABASE_URL'), `${svc} does not get DATABASE_URL`);
+      }
+      assert(seen('gateway').includes('WDS_ADMIN_TOKEN'), 'the gateway does not get WDS_ADMIN_TOKEN');
+      const jobs = docs.filter((d) => /^kind: (Job|Secret)$/m.test(d) && /-migrate$/m.test(d));
+      for (const j of jobs)
+        assert(!/WDS_ADMIN_TOKEN|WDS_LLM_API_KEY/.test(j), 'a migrations Job gets more than DATABASE_URL');
+    }
+  });
+
+  for (const bad of INVALID) {
+    await t.check(`umbrella refuses ${bad.why}`, () => {
+      // What install renders: `helm template` runs the same schema validation and template checks.
+      // (`helm lint` reports schema errors but, in its lint mode, not a template's `fail`.)
+      const r = helm(['template', 'wds', path.join(charts, 'wds'), ...bad.args]);
+      assert(r.code !== 0, `helm template accepted ${bad.args.join(' ')}`);
+      const text = r.stdout + r.stderr;
+      assert(bad.expect.test(text), `refused, but not for the expected reason:\n${text.slice(-1500)}`);
+    });
+  }
+}
+
+module.exports = { staticChecks, deployValueFiles, SERVICES };
