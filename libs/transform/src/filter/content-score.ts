@@ -65,16 +65,19 @@ class Collector {
   readonly negatives = new Map<El, string>();
   /** Largest pre-order index seen: the size of the per-element score arrays. */
   maxIdx = 0;
+  /** The nearest block element and its record, created on its first text (wrappers get none). */
+  private curEl: El | null = null;
   private cur: Block | null = null;
 
-  /** Collects the blocks under `el` (not removed) in document order. */
+  /** Collects the blocks under `el` (not removed) that hold text, in the order of their first text. */
   walk(el: El, inLink: boolean, inArticle: boolean): void {
     const isBlock = (el.flags & F.Block) !== 0;
     if (el.idx > this.maxIdx) this.maxIdx = el.idx;
     const outer = this.cur;
+    const outerEl = this.curEl;
     if (isBlock) {
-      this.cur = { el, text: 0, link: 0, sentence: false, kind: Kind.Short };
-      this.blocks.push(this.cur);
+      this.curEl = el;
+      this.cur = null;
     }
     const link = inLink || el.tag === 'a';
     const article = inArticle || el.tag === 'article';
@@ -82,11 +85,15 @@ class Collector {
     for (let i = 0; i < ch.length; i++) {
       const c = ch[i];
       if (typeof c === 'string') {
-        const b = this.cur;
-        if (b === null) continue;
         // Raw source length: blank runs between tags are the parser's one-character constants.
         const n = c.length;
         if (n <= 1 && (c === ' ' || c === '\n')) continue;
+        let b = this.cur;
+        if (b === null) {
+          if (this.curEl === null) continue;
+          b = this.cur = { el: this.curEl, text: 0, link: 0, sentence: false, kind: Kind.Short };
+          this.blocks.push(b);
+        }
         b.text += n;
         if (link) b.link += n;
         b.sentence = endsSentence(c);
@@ -100,7 +107,10 @@ class Collector {
         this.walk(c, link, article);
       }
     }
-    if (isBlock) this.cur = outer;
+    if (isBlock) {
+      this.cur = outer;
+      this.curEl = outerEl;
+    }
   }
 
   /** One pass over the attributes: true when hidden; records a negative class/id word. */
