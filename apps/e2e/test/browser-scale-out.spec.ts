@@ -189,7 +189,8 @@ describe('browser sessions over two browser-pool replicas', () => {
     }
     // Replica b still serves its own.
     for (const id of byReplica.get('bp-scale-b')!) {
-      expect((await call('POST', `/v2/browser/${id}/execute`, { code: '1 + 1' }, key)).body.result).toBe('2');
+      const r = await call('POST', `/v2/browser/${id}/execute`, { code: '1 + 1' }, key);
+      expect({ status: r.status, body: r.body }).toMatchObject({ status: 200, body: { result: '2' } });
     }
 
     // SIGKILL: replica b dies without a word; after its heartbeat goes stale the stack's replica

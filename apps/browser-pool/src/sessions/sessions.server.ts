@@ -14,6 +14,7 @@ import { SessionEndpoint } from './session-endpoint';
 import { SessionManager } from './session-manager';
 import { SessionStore } from './session-store';
 
+/** Heartbeat (at most) and housekeeping interval. */
 const HEARTBEAT_MS = 5000;
 
 /**
@@ -80,8 +81,11 @@ export class SessionsServer implements OnApplicationBootstrap, BeforeApplication
       return { endpoint };
     });
     this.every(1000, () => this.sessions.expire());
+    // Beats well within the timeout after which the others declare this replica lost, on a timer
+    // of their own so slow housekeeping never delays them.
+    const beat = Math.max(250, Math.min(HEARTBEAT_MS, Math.floor(c.WDS_SESSION_REPLICA_TIMEOUT_MS / 4)));
+    this.every(beat, () => this.store.heartbeat(c.WDS_INSTANCE_ID, this.endpointUrl));
     this.every(HEARTBEAT_MS, async () => {
-      await this.store.heartbeat(c.WDS_INSTANCE_ID, this.endpointUrl);
       const reaped = await this.sessions.reapOrphans(c.WDS_SESSION_REPLICA_TIMEOUT_MS);
       if (reaped) this.logger.info({ reaped }, 'ended the sessions of a lost replica');
       await this.sessions.settleUnbilled();
