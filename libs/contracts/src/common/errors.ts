@@ -27,6 +27,8 @@ export const ErrorCode = {
   NOT_IMPLEMENTED: 'NOT_IMPLEMENTED',
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   UPSTREAM_FAILED: 'UPSTREAM_FAILED',
+  /** A backing service took longer than the gateway waits. */
+  UPSTREAM_TIMEOUT: 'UPSTREAM_TIMEOUT',
   INTERNAL: 'INTERNAL',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -48,6 +50,7 @@ const STATUS: Record<ErrorCode, number> = {
   NOT_IMPLEMENTED: 501,
   SERVICE_UNAVAILABLE: 503,
   UPSTREAM_FAILED: 502,
+  UPSTREAM_TIMEOUT: 504,
   INTERNAL: 500,
 };
 

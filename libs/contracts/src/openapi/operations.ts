@@ -338,7 +338,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     security: 'apiKey',
     body: n('DocsSearchRequest', api.DocsSearchRequest),
     success: ok(n('DocsSearchResponse', api.DocsSearchResponse)),
-    errors: [400, 502, 503],
+    errors: [400, 503, 504],
   },
   {
     method: 'get',

@@ -1,0 +1,51 @@
+import type { Passage } from '../corpus/passage';
+
+/** What answers a question: a file (and optionally one heading of its trail), or one exact citation. */
+export interface Expectation {
+  source?: string;
+  section?: string;
+  ref?: string;
+}
+
+export interface EvalQuestion {
+  q: string;
+  expect: Expectation[];
+}
+
+export function matches(p: Pick<Passage, 'source' | 'title' | 'ref'>, e: Expectation): boolean {
+  if (e.ref) return p.ref === e.ref;
+  if (e.source && p.source !== e.source) return false;
+  if (!e.section) return true;
+  const wanted = e.section.toLowerCase();
+  return p.title.split(' › ').some((h) => h.toLowerCase() === wanted);
+}
+
+export function answersQuestion(p: Pick<Passage, 'source' | 'title' | 'ref'>, q: EvalQuestion): boolean {
+  return q.expect.some((e) => matches(p, e));
+}
+
+/** Share of questions with at least one expected passage among the first `k` retrieved. */
+export function recallAt(k: number, runs: { question: EvalQuestion; retrieved: Passage[] }[]): number {
+  if (!runs.length) return 0;
+  return (
+    runs.filter((r) => r.retrieved.slice(0, k).some((p) => answersQuestion(p, r.question))).length /
+    runs.length
+  );
+}
+
+/**
+ * Citation precision: of all citations in the answers, the share that point at a passage the
+ * question's expectations name (a citation of a non-retrieved passage counts as wrong).
+ */
+export function citationPrecision(
+  runs: { question: EvalQuestion; cited: Pick<Passage, 'source' | 'title' | 'ref'>[] }[],
+): number {
+  const all = runs.flatMap((r) => r.cited.map((c) => answersQuestion(c, r.question)));
+  return all.length ? all.filter(Boolean).length / all.length : 0;
+}
+
+export function percentile(values: number[], p: number): number {
+  if (!values.length) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}

@@ -1,0 +1,156 @@
+'use strict';
+// Docs-search benchmark: indexes the repository's published docs and the OpenAPI document into a
+// fresh PostgreSQL (the build output of apps/docs-search, in this process), then runs the question
+// set in tools/bench/docs-search/questions.json and prints:
+//   - index build time, cold (every passage embedded) and warm (nothing changed);
+//   - retrieval recall@1/@3/@5 for full text only (the baseline) and hybrid (full text + vectors),
+//     and retrieval latency p50/p95; exact cosine cost per query over the stored vectors and over
+//     5,000 synthetic vectors;
+//   - with a language model (WDS_LLM_BASE_URL, e.g. the embedded one `npm start` runs): answer
+//     latency p50/p95, citation precision (cited passages the question's expectations name) and
+//     the share of answers the model wrote (the rest fell back to quoting).
+// Knobs: BENCH_DOCS_QUESTIONS (limit the questions answered by the model; default all).
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { startPostgres } = require('../../libs/local-infra/dist');
+const { Database, runMigrations } = require('../../libs/database/dist');
+const { createLogger } = require('../../libs/observability/dist');
+const { OpenAiCompatibleLlm, llmConfigFromEnv } = require('../../libs/llm/dist');
+const { publishedPassages } = require('../../apps/docs-search/dist/docs-search.service');
+const { buildIndex } = require('../../apps/docs-search/dist/index/build-index');
+const { Embedder, dot } = require('../../apps/docs-search/dist/index/embedder');
+const { PassageStore } = require('../../apps/docs-search/dist/index/passage-store');
+const { Retriever } = require('../../apps/docs-search/dist/search/retriever');
+const { AskDocs } = require('../../apps/docs-search/dist/answer/ask-docs.usecase');
+const { ensureEmbeddingModel } = require('../stack/lib/embedding-model');
+const {
+  recallAt,
+  citationPrecision,
+  percentile,
+  answersQuestion,
+} = require('../../apps/docs-search/dist/eval/evaluate');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const QUESTIONS = JSON.parse(
+  fs.readFileSync(path.join(__dirname, 'docs-search', 'questions.json'), 'utf8'),
+).questions;
+const say = (s) => process.stdout.write(`${s}\n`);
+const ms = (n) => `${n.toFixed(1)} ms`;
+
+async function main() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-bench-docs-'));
+  const pg = await startPostgres({ dataDir: path.join(dir, 'pg'), durable: false });
+  const db = new Database({ url: pg.url });
+  try {
+    await runMigrations(db, {
+      schema: 'docs_search',
+      dir: path.join(ROOT, 'apps', 'docs-search', 'migrations'),
+    });
+    const store = new PassageStore(db);
+    const modelDir = process.env.WDS_DOCS_EMBEDDING_DIR || ensureEmbeddingModel();
+    if (!modelDir) throw new Error('the embedding model is not available');
+    const embedder = await Embedder.load(modelDir);
+    const passages = publishedPassages(ROOT);
+    say(
+      `corpus: ${passages.length} passages, ${(passages.reduce((n, p) => n + p.body.length, 0) / 1024).toFixed(0)} KiB, ${new Set(passages.map((p) => p.source)).size} sources`,
+    );
+    const cold = await buildIndex(store, passages, embedder);
+    const warm = await buildIndex(store, passages, embedder);
+    say(
+      `index: cold ${cold.ms} ms (${cold.embedded} embedded, ${(cold.ms / cold.embedded).toFixed(1)} ms/passage); warm ${warm.ms} ms (${warm.embedded} embedded, ${warm.unchanged} unchanged)`,
+    );
+
+    const hybrid = new Retriever(store, embedder);
+    await hybrid.refresh();
+    const text = new Retriever(store, undefined);
+    const table = [];
+    for (const [name, r] of [
+      ['full text only (baseline)', text],
+      ['hybrid (full text + vectors)', hybrid],
+    ]) {
+      const runs = [];
+      const times = [];
+      for (const question of QUESTIONS) {
+        const t0 = performance.now();
+        const got = await r.retrieve(question.q, 5);
+        times.push(performance.now() - t0);
+        runs.push({ question, retrieved: got.map((x) => x.passage), top: got });
+      }
+      table.push({ name, runs, times });
+      say(
+        `${name.padEnd(30)} recall@1 ${recallAt(1, runs).toFixed(3)}  @3 ${recallAt(3, runs).toFixed(3)}  @5 ${recallAt(5, runs).toFixed(3)}  latency p50 ${ms(percentile(times, 50))} p95 ${ms(percentile(times, 95))}`,
+      );
+    }
+    const misses = table[1].runs.filter(
+      (x) => !x.retrieved.slice(0, 3).some((p) => answersQuestion(p, x.question)),
+    );
+    for (const m of misses)
+      say(
+        `  hybrid miss@3: ${m.question.q} -> ${m.retrieved
+          .slice(0, 3)
+          .map((p) => p.ref)
+          .join(', ')}`,
+      );
+
+    // Exact cosine cost: the stored vectors, and 5,000 synthetic ones (a much larger reference).
+    const vectors = await store.vectors();
+    const [q] = await embedder.embed(['How are webhooks retried?']);
+    for (const n of [vectors.length, 5000]) {
+      const pool = Array.from({ length: n }, (_, i) => vectors[i % vectors.length].embedding);
+      const t0 = performance.now();
+      const rounds = 50;
+      for (let k = 0; k < rounds; k++) pool.map((v) => dot(q, v)).sort((a, b) => b - a);
+      say(`exact cosine + sort over ${n} vectors: ${ms((performance.now() - t0) / rounds)} per query`);
+    }
+    const te = performance.now();
+    for (let k = 0; k < 20; k++) await embedder.embed([QUESTIONS[k % QUESTIONS.length].q]);
+    say(`question embedding: ${ms((performance.now() - te) / 20)} per question`);
+
+    const llmConfig = llmConfigFromEnv();
+    if (!llmConfig.baseUrl) {
+      say('answers: skipped (no WDS_LLM_BASE_URL; run with the embedded model of `npm start` or a provider)');
+      return;
+    }
+    const llm = new OpenAiCompatibleLlm(llmConfig);
+    const logger = createLogger({ service: 'bench', level: 'silent' });
+    const ask = new AskDocs(hybrid, llm, { WDS_DOCS_TOP_K: 5, WDS_DOCS_ANSWER_TIMEOUT_MS: 120_000 }, logger);
+    const limit = Number(process.env.BENCH_DOCS_QUESTIONS || QUESTIONS.length);
+    const answered = [];
+    const times = [];
+    let written = 0;
+    let tokens = 0;
+    for (const question of QUESTIONS.slice(0, limit)) {
+      const t0 = performance.now();
+      const res = await ask.execute({
+        teamId: 'bench',
+        requestId: 'bench',
+        question: question.q,
+        deadline: Date.now() + 180_000,
+      });
+      times.push(performance.now() - t0);
+      if (!res.warning || /dropped/.test(res.warning)) written++;
+      tokens += res.usage.totalTokens;
+      const byRef = new Map(
+        table[1].runs.find((r) => r.question === question).retrieved.map((p) => [p.ref, p]),
+      );
+      answered.push({
+        question,
+        cited: res.evidence.map((e) => byRef.get(e.pathOrUrl) ?? { source: '', title: '', ref: e.pathOrUrl }),
+      });
+    }
+    say(
+      `answers (${llm.modelFor('docs')} at ${llmConfig.baseUrl}): ${answered.length} questions, model-written ${written}, citation precision ${citationPrecision(answered).toFixed(3)}, latency p50 ${(percentile(times, 50) / 1000).toFixed(1)} s p95 ${(percentile(times, 95) / 1000).toFixed(1)} s, ${Math.round(tokens / answered.length)} tokens/question`,
+    );
+    await embedder.close();
+  } finally {
+    await db.close();
+    await pg.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack || err}\n`);
+  process.exit(1);
+});
