@@ -3,4 +3,5 @@ module.exports = {
   displayName: 'docs-search',
   rootDir: __dirname,
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
+  testEnvironment: '<rootDir>/test/host-typed-arrays.environment.js',
 };

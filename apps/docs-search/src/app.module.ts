@@ -1,10 +1,9 @@
 import { Module } from '@nestjs/common';
 import { Database } from '@wds/database';
-import { llmConfigFrom, OpenAiCompatibleLlm } from '@wds/llm';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { Logger } from 'pino';
 import { AskDocs } from './answer/ask-docs.usecase';
-import { DOCS_LLM } from './answer/tokens';
+import { DOCS_ANSWER_MODEL, NO_ANSWER_MODEL } from './answer/answer-model';
 import type { DocsSearchConfig } from './config';
 import { DocsSearchService } from './docs-search.service';
 import { Embedder } from './index/embedder';
@@ -26,11 +25,7 @@ import { Retriever } from './search/retriever';
         return new Retriever(store, await Embedder.load(config.WDS_DOCS_EMBEDDING_DIR));
       },
     },
-    {
-      provide: DOCS_LLM,
-      inject: [APP_CONFIG],
-      useFactory: (config: DocsSearchConfig) => new OpenAiCompatibleLlm(llmConfigFrom(config)),
-    },
+    { provide: DOCS_ANSWER_MODEL, useValue: NO_ANSWER_MODEL },
     AskDocs,
     DocsSearchService,
   ],

@@ -1,13 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DocsAskRequest, DocsSearchResult } from '@wds/contracts';
-import type { LlmPort } from '@wds/llm';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { Logger } from 'pino';
 import type { DocsSearchConfig } from '../config';
 import { Retriever } from '../search/retriever';
+import { DOCS_ANSWER_MODEL, type AnswerModel } from './answer-model';
 import { extractiveAnswer } from './extractive';
-import { modelAnswer } from './model-answer';
-import { DOCS_LLM } from './tokens';
 
 /** Kept back from the gateway's deadline for the fallback answer and the reply's trip. */
 const DEADLINE_MARGIN_MS = 2000;
@@ -20,7 +18,7 @@ export const NO_MODEL_WARNING =
 export class AskDocs {
   constructor(
     private readonly retriever: Retriever,
-    @Inject(DOCS_LLM) private readonly llm: LlmPort,
+    @Inject(DOCS_ANSWER_MODEL) private readonly model: AnswerModel,
     @Inject(APP_CONFIG) private readonly config: DocsSearchConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -48,7 +46,7 @@ export class AskDocs {
     if (retrieved.length === 0) {
       return finish('The documentation has no passage that matches this question.', []);
     }
-    if (!this.llm.enabled) return extractive(NO_MODEL_WARNING);
+    if (!this.model.enabled) return extractive(NO_MODEL_WARNING);
 
     const budget = Math.min(
       this.config.WDS_DOCS_ANSWER_TIMEOUT_MS,
@@ -59,7 +57,7 @@ export class AskDocs {
         'No time was left for the language model; the answer quotes the best-matching passages.',
       );
     try {
-      const answer = await modelAnswer(this.llm, req.question, retrieved, AbortSignal.timeout(budget));
+      const answer = await this.model.answer(req.question, retrieved, AbortSignal.timeout(budget));
       if (answer) {
         usage.inputTokens = answer.usage.promptTokens;
         usage.outputTokens = answer.usage.completionTokens;

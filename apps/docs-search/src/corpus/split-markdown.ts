@@ -1,7 +1,7 @@
 import type { Passage } from './passage';
 
 /** A section longer than this (characters) is cut at paragraph boundaries into several passages. */
-export const MAX_PASSAGE_CHARS = 1800;
+export const MAX_PASSAGE_CHARS = 1000;
 /** Sections shorter than this with no body of their own (a heading right before a sub-heading) are skipped. */
 const MIN_BODY_CHARS = 1;
 

@@ -42,7 +42,7 @@ export class Embedder {
 
   private async batch(texts: string[]): Promise<Float32Array[]> {
     const encoded = texts.map((t) => {
-      const ids = this.tokenizer.encode(t).ids;
+      const ids: number[] = Array.from(this.tokenizer.encode(t).ids as ArrayLike<number>);
       // Keep [CLS] … [SEP] when cutting: the last id is [SEP].
       return ids.length <= MAX_TOKENS ? ids : [...ids.slice(0, MAX_TOKENS - 1), ids[ids.length - 1]];
     });

@@ -15,6 +15,12 @@ interface Row {
   line_end: number;
 }
 
+/** A question term in a passage's heading trail counts as this many occurrences in its body. */
+const HEADING_WEIGHT = 2;
+/** BM25's term-frequency saturation and length normalisation (the usual values). */
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
+
 /** Serialises index rebuilds of replicas that start together (one builds, the others find it done). */
 const INDEX_LOCK = "hashtext('wds.docs-search.index')";
 
@@ -83,22 +89,35 @@ export class PassageStore {
   }
 
   /**
-   * Full-text candidates: any of the question's lexemes may match (a question rarely shares all
-   * its words with the passage that answers it), ranked by ts_rank_cd with headings weighted
-   * above bodies and long passages normalised down.
+   * Full-text ranking, Okapi BM25 over PostgreSQL's own analysis: the question's English lexemes
+   * (stemmed, stop words dropped, by to_tsvector), each passage's term frequencies from its
+   * tsvector with heading occurrences (weight A) counted HEADING_WEIGHT times, document frequency
+   * over the whole index (every passage with a lexeme is a candidate, so it is counted exactly),
+   * and length normalisation by distinct lexemes. Unlike ts_rank, a rare term ("maxAge",
+   * "webhookId") outweighs a common one ("page", "default").
    */
   async searchText(question: string, limit: number): Promise<{ ref: string; rank: number }[]> {
     const res = await this.db.query<{ ref: string; rank: number }>(
-      `WITH q AS (
-         SELECT to_tsquery('english', string_agg(quote_literal(lexeme), ' | ')) AS query
-         FROM unnest(to_tsvector('english', $1)) AS t(lexeme)
-       )
-       SELECT p.ref, ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', p.tsv, q.query, 1) AS rank
-       FROM docs_search.passages p, q
-       WHERE q.query IS NOT NULL AND p.tsv @@ q.query
-       ORDER BY rank DESC, p.ref
+      `WITH ql AS (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', $1)) AS t(lexeme)),
+       st AS (SELECT count(*)::float8 AS n, greatest(avg(length(tsv)), 1)::float8 AS avgdl FROM docs_search.passages),
+       hits AS (
+         SELECT p.ref, length(p.tsv)::float8 AS dl, u.lexeme,
+           (SELECT count(*) FROM unnest(u.weights) w WHERE w = 'A')::float8 AS in_heading,
+           (SELECT count(*) FROM unnest(u.weights) w WHERE w <> 'A')::float8 AS in_body
+         FROM docs_search.passages p CROSS JOIN LATERAL unnest(p.tsv) u
+         WHERE u.lexeme IN (SELECT lexeme FROM ql)
+       ),
+       df AS (SELECT lexeme, count(*)::float8 AS df FROM hits GROUP BY lexeme)
+       SELECT h.ref, sum(
+           ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
+           * ((h.in_body + $3::float8 * h.in_heading) * ($4::float8 + 1))
+           / ((h.in_body + $3::float8 * h.in_heading) + $4::float8 * (1 - $5::float8 + $5::float8 * h.dl / st.avgdl))
+         ) AS rank
+       FROM hits h JOIN df USING (lexeme), st
+       GROUP BY h.ref
+       ORDER BY rank DESC, h.ref
        LIMIT $2`,
-      [question, limit],
+      [question, limit, HEADING_WEIGHT, BM25_K1, BM25_B],
     );
     return res.rows.map((r) => ({ ref: r.ref, rank: Number(r.rank) }));
   }

@@ -4,8 +4,22 @@ import type { PassageStore } from '../index/passage-store';
 
 /** Candidates each ranking contributes before fusion. */
 const POOL = 40;
-/** Reciprocal-rank-fusion constant (Cormack et al.): damps the head of each ranking. */
-const RRF_K = 60;
+/**
+ * Reciprocal-rank-fusion constant: how much the head of each ranking outweighs its tail. Small,
+ * because each ranking alone puts the answering passage near the top more often than not.
+ */
+const RRF_K = 10;
+
+/**
+ * Prior of a passage by what kind of document it is in. Users ask how to use the platform; the
+ * user-facing reference (the API spec, user docs, READMEs of the services and charts, the OpenAPI
+ * document) answers that, while decision records, benchmark logs and library internals mention
+ * the same words for other reasons. They stay searchable, one step down.
+ */
+export function sourcePrior(source: string): number {
+  return /^(docs\/adr\/|docs\/benchmarks\.md$|libs\/)/.test(source) ? INTERNAL_PRIOR : 1;
+}
+const INTERNAL_PRIOR = 0.6;
 
 export interface Retrieved {
   passage: Passage;

@@ -1,0 +1,29 @@
+import type { DocsSearchEvidence } from '@wds/contracts';
+import type { Retrieved } from '../search/retriever';
+
+/** Injection token of the model that writes answers (`AnswerModel`). */
+export const DOCS_ANSWER_MODEL = 'DOCS_ANSWER_MODEL';
+
+export interface ModelAnswer {
+  answer: string;
+  /** Citations that point at a retrieved passage (others are dropped), in the model's order, without repeats. */
+  evidence: DocsSearchEvidence[];
+  /** Citations the model made that point at no retrieved passage. */
+  dropped: number;
+  usage: { promptTokens: number; completionTokens: number; totalTokens: number };
+  model: string;
+}
+
+/** The port through which a language model answers from the retrieved passages. */
+export interface AnswerModel {
+  /** Whether a model is configured at all. */
+  readonly enabled: boolean;
+  /** Undefined when the model's output was not a valid answer (the caller quotes passages instead). */
+  answer(question: string, retrieved: Retrieved[], signal: AbortSignal): Promise<ModelAnswer | undefined>;
+}
+
+/** No language model configured: every answer quotes the best passages. */
+export const NO_ANSWER_MODEL: AnswerModel = {
+  enabled: false,
+  answer: () => Promise.resolve(undefined),
+};

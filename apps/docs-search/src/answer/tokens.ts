@@ -1,2 +1,0 @@
-/** Injection token of the LLM port (`LlmPort` of @wds/llm). */
-export const DOCS_LLM = 'DOCS_LLM';
