@@ -20,6 +20,12 @@ export function sourcePrior(source: string): number {
   return /^(docs\/adr\/|docs\/benchmarks\.md$|libs\/)/.test(source) ? INTERNAL_PRIOR : 1;
 }
 const INTERNAL_PRIOR = 0.6;
+/**
+ * The vector ranking's share in the fusion: MiniLM finds paraphrases the lexemes miss, but on this
+ * technical reference (option names, status codes) the lexical ranking is the more precise of the
+ * two (docs/benchmarks.md, Docs search).
+ */
+const VECTOR_WEIGHT = 0.75;
 
 export interface Retrieved {
   passage: Passage;
@@ -58,7 +64,7 @@ export class Retriever {
     const add = (refs: string[], via: 'text' | 'vector') =>
       refs.forEach((ref, i) => {
         const entry = fused.get(ref) ?? { score: 0, via: new Set() };
-        entry.score += 1 / (RRF_K + i + 1);
+        entry.score += (via === 'vector' ? VECTOR_WEIGHT : 1) / (RRF_K + i + 1);
         entry.via.add(via);
         fused.set(ref, entry);
       });
