@@ -133,6 +133,11 @@ async function main() {
       cwd: ROOT,
       env: { ...baseEnv, WDS_INSTANCE_ID: `${name}-local`, ...ownEnv(name) },
       onSpawn: announcePid,
+      onFatal: (service, reason) => {
+        if (shuttingDown) return;
+        log.error(`${service} cannot start: ${reason}`);
+        void shutdown('start-up failed', 1);
+      },
     });
     services.push(svc);
     svc.start();

@@ -4,7 +4,7 @@ import { STREAMS } from '@wds/contracts';
 import type { ServiceOptions } from '@wds/service-kit';
 import { AppModule } from './app.module';
 import { GatewayConfig } from './config';
-import { configureHttp } from './http/configure-http';
+import { configureHttp, fastifyOptions } from './http/configure-http';
 
 /** How the gateway process is started; main.ts and the integration tests share it. */
 export function gatewayServiceOptions(
@@ -16,7 +16,7 @@ export function gatewayServiceOptions(
     module: AppModule,
     configSchema: GatewayConfig,
     migrations: { schema: 'gateway', dir: path.join(__dirname, '..', 'migrations') },
-    http: { port: PORT, host: HOST, configure: configureHttp },
+    http: { port: PORT, host: HOST, configure: configureHttp, fastify: fastifyOptions() },
     // Cache hits answered from hot copies are published here (ADR 0006).
     streams: [STREAMS.WDS_SCRAPE_HITS_V1],
     env,

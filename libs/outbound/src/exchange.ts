@@ -85,7 +85,9 @@ export function exchange(
     const chunks: Buffer[] = [];
     let total = 0;
 
-    const onAbort = () => controller?.abort(abort.reason as Error);
+    // Not dispatched yet (queued behind busy or draining connections): the deadline covers the
+    // wait too, so the request ends now; onRequestStart aborts it if undici ever starts it.
+    const onAbort = () => (controller ? controller.abort(abort.reason as Error) : settle(abort.reason));
     const settle = (err: unknown, res?: ExchangeResponse) => {
       if (settled) return;
       settled = true;

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { Agent, ProxyAgent, buildConnector, type Dispatcher } from 'undici';
-import { ServiceError } from '@wds/contracts';
+import { headerProblem, ServiceError } from '@wds/contracts';
 import { isTextual, sniffCharset } from './charset';
 import { decodeContent } from './decompress';
 import { upstreamFailed } from './errors';
@@ -97,6 +97,12 @@ export class OutboundHttp {
 
   async request(req: OutboundRequest): Promise<OutboundResponse> {
     if (this.closed) throw new ServiceError('SERVICE_UNAVAILABLE', 'outbound HTTP client is closed');
+    // An invalid header makes undici fail the request inside its client and leaves that client
+    // unusable (requests to the origin then queue forever): refused before anything is dispatched.
+    for (const [name, value] of Object.entries(req.headers ?? {})) {
+      const problem = headerProblem(name, value);
+      if (problem !== null) throw new ServiceError('BAD_REQUEST', problem);
+    }
     const started = performance.now();
     const abort = new RequestAbort();
     let timedOut = false;

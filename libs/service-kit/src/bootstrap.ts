@@ -2,6 +2,7 @@ import { Module, type DynamicModule, type INestApplication, type Type } from '@n
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Service } from '@nats-io/services';
+import type { FastifyServerOptions } from 'fastify';
 import { CommonEnv, ConfigError, parseEnv } from '@wds/config';
 import type { ServiceKind, StreamDef } from '@wds/contracts';
 import { Database, runMigrations } from '@wds/database';
@@ -9,6 +10,7 @@ import { Messaging } from '@wds/messaging';
 import { createLogger, NestPinoLogger, shutdownTelemetry, type Logger } from '@wds/observability';
 import type { z } from 'zod';
 import { registerInstance } from './discovery';
+import { HealthProblems } from './health-problems';
 import { PlatformModule } from './platform.module';
 
 export interface ServiceOptions<S extends z.ZodObject<z.ZodRawShape> = typeof CommonEnv> {
@@ -26,6 +28,8 @@ export interface ServiceOptions<S extends z.ZodObject<z.ZodRawShape> = typeof Co
     port: number;
     host?: string;
     configure?: (app: NestFastifyApplication) => void | Promise<void>;
+    /** Fastify server options (limits of the HTTP surface). */
+    fastify?: Pick<FastifyServerOptions, 'routerOptions' | 'frameworkErrors'>;
   };
   /** Reported in discovery; semver. */
   version?: string;
@@ -44,6 +48,9 @@ export interface RunningService<C = CommonEnv> {
   /** Stops accepting HTTP, lets in-flight work finish, drains NATS, closes PostgreSQL. Idempotent. */
   stop(): Promise<void>;
 }
+
+/** Exit code of a start refused for its configuration (sysexits' EX_CONFIG). */
+export const EXIT_CONFIG = 78;
 
 @Module({})
 class ServiceRootModule {}
@@ -86,11 +93,12 @@ export async function bootstrapService<S extends z.ZodObject<z.ZodRawShape> = ty
     cleanups.push(() => messaging.drain());
     if (opts.streams?.length) await messaging.ensureStreams(opts.streams);
 
+    const problems = new HealthProblems();
     const root: DynamicModule = {
       module: ServiceRootModule,
-      imports: [PlatformModule.forRoot({ config, logger, messaging, database }), opts.module],
+      imports: [PlatformModule.forRoot({ config, logger, messaging, database, problems }), opts.module],
     };
-    const app = await NestFactory.create<NestFastifyApplication>(root, new FastifyAdapter(), {
+    const app = await NestFactory.create<NestFastifyApplication>(root, new FastifyAdapter(opts.http?.fastify as ConstructorParameters<typeof FastifyAdapter>[0]), {
       logger: new NestPinoLogger(logger),
       abortOnError: false,
     });
@@ -107,6 +115,7 @@ export async function bootstrapService<S extends z.ZodObject<z.ZodRawShape> = ty
       instanceId: config.WDS_INSTANCE_ID,
       version: opts.version ?? '0.1.0',
       healthUrl,
+      problems: () => problems.current(),
     });
     // Leave discovery first, so nobody routes to an instance that is shutting down.
     cleanups.push(() => registration.stop());
@@ -153,7 +162,8 @@ async function main<S extends z.ZodObject<z.ZodRawShape>>(opts: ServiceOptions<S
     if (err instanceof ConfigError) fallback.fatal({ issues: err.issues }, err.message);
     else fallback.fatal({ err }, 'service failed to start');
     await shutdownTelemetry().catch(() => undefined);
-    process.exit(1);
+    // A bad configuration does not heal by restarting: supervisors (npm start) stop at this code.
+    process.exit(err instanceof ConfigError ? EXIT_CONFIG : 1);
   }
   const { logger } = running;
   const grace = (running.config as CommonEnv).SHUTDOWN_GRACE_MS;

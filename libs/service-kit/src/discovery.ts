@@ -12,6 +12,8 @@ export interface DiscoveredInstance {
   healthUrl?: string;
   startedAt?: string;
   instanceId?: string;
+  /** What the instance itself reports as wrong (HealthProblems); empty when healthy. */
+  problems: string[];
 }
 
 export interface InstanceRegistration {
@@ -19,6 +21,8 @@ export interface InstanceRegistration {
   instanceId: string;
   version: string;
   healthUrl: string;
+  /** Reported with the instance's stats; see HealthProblems. */
+  problems?: () => string[];
 }
 
 type NcOf = ConstructorParameters<typeof Svcm>[0];
@@ -36,6 +40,8 @@ export async function registerInstance(messaging: Messaging, reg: InstanceRegist
     description: `Web Data Service ${reg.kind}`,
     metadata: { kind: reg.kind, instanceId: reg.instanceId, healthUrl: reg.healthUrl },
     queue: reg.kind,
+    // Sent with $SRV.STATS (the discovery request), once per endpoint.
+    statsHandler: () => Promise.resolve({ problems: reg.problems?.() ?? [] }),
   });
   service.addEndpoint('ping', {
     subject: `wds.${reg.kind}.v1.instance.ping`,
@@ -68,6 +74,7 @@ export async function discoverInstances(
         healthUrl: s.metadata?.healthUrl,
         instanceId: s.metadata?.instanceId,
         startedAt: s.started,
+        problems: problemsOf(s.endpoints),
       });
     }
   } catch (err) {
@@ -75,6 +82,15 @@ export async function discoverInstances(
     if (!isNoResponders(err)) throw err;
   }
   return found;
+}
+
+function problemsOf(endpoints: readonly { data?: unknown }[] | undefined): string[] {
+  const found = new Set<string>();
+  for (const e of endpoints ?? []) {
+    const problems = (e.data as { problems?: unknown } | null | undefined)?.problems;
+    if (Array.isArray(problems)) for (const p of problems) if (typeof p === 'string') found.add(p);
+  }
+  return [...found];
 }
 
 function isNoResponders(err: unknown): boolean {

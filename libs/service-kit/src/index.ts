@@ -3,3 +3,4 @@ export * from './bootstrap';
 export * from './discovery';
 export * from './platform.module';
 export * from './health.controller';
+export * from './health-problems';

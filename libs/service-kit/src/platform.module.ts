@@ -3,6 +3,7 @@ import { Database } from '@wds/database';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { HealthController } from './health.controller';
+import { HealthProblems } from './health-problems';
 import { APP_CONFIG, LOGGER } from './tokens';
 
 export interface PlatformDeps {
@@ -10,6 +11,7 @@ export interface PlatformDeps {
   logger: Logger;
   messaging: Messaging;
   database: Database;
+  problems: HealthProblems;
 }
 
 /**
@@ -28,8 +30,9 @@ export class PlatformModule {
         { provide: LOGGER, useValue: deps.logger },
         { provide: Messaging, useValue: deps.messaging },
         { provide: Database, useValue: deps.database },
+        { provide: HealthProblems, useValue: deps.problems },
       ],
-      exports: [APP_CONFIG, LOGGER, Messaging, Database],
+      exports: [APP_CONFIG, LOGGER, Messaging, Database, HealthProblems],
     };
   }
 }

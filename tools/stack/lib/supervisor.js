@@ -9,11 +9,15 @@ const MIN_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 30_000;
 // A process that ran this long counts as healthy again: the back-off starts over.
 const STABLE_AFTER_MS = 30_000;
+// A service exits with this (sysexits' EX_CONFIG, libs/service-kit) when its configuration is
+// invalid: restarting cannot help, so the supervisor gives up and reports the reason.
+const EXIT_CONFIG = 78;
 
 class ServiceProcess {
   /**
    * @param {{ name: string, script: string, env: NodeJS.ProcessEnv, cwd: string,
-   *           onSpawn?: (name: string, pid: number) => void }} opts
+   *           onSpawn?: (name: string, pid: number) => void,
+   *           onFatal?: (name: string, reason: string) => void }} opts
    */
   constructor(opts) {
     this.name = opts.name;
@@ -21,6 +25,9 @@ class ServiceProcess {
     this.env = opts.env;
     this.cwd = opts.cwd;
     this.onSpawn = opts.onSpawn || (() => undefined);
+    this.onFatal = opts.onFatal || (() => undefined);
+    /** The service's last output lines, to name the reason of a fatal exit. */
+    this.tail = [];
     this.child = undefined;
     this.stopping = false;
     this.restarts = 0;
@@ -45,13 +52,23 @@ class ServiceProcess {
       detached: true,
     });
     this.child = child;
-    pipeLines(child.stdout, process.stdout, this.name);
-    pipeLines(child.stderr, process.stderr, this.name);
+    const remember = (line) => {
+      this.tail.push(line);
+      if (this.tail.length > 20) this.tail.shift();
+    };
+    pipeLines(child.stdout, process.stdout, this.name, remember);
+    pipeLines(child.stderr, process.stderr, this.name, remember);
     child.once('error', (err) => log.error(`${this.name}: ${err.message}`));
     if (child.pid) this.onSpawn(this.name, child.pid);
     child.once('exit', (code, signal) => {
       this.lastExit = signal ? `signal ${signal}` : `code ${code}`;
       if (this.stopping) return;
+      if (code === EXIT_CONFIG) {
+        this.stopping = true;
+        // The exit can come before the last output lines were read: name the reason once they are.
+        setImmediate(() => this.onFatal(this.name, `invalid configuration: ${configReason(this.tail)}`));
+        return;
+      }
       this.failures = Date.now() - startedAt > STABLE_AFTER_MS ? 1 : this.failures + 1;
       const delay = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** (this.failures - 1));
       this.restarts += 1;
@@ -107,11 +124,25 @@ function killGroup(pid, signal) {
   }
 }
 
-function pipeLines(from, to, name) {
+function pipeLines(from, to, name, remember) {
   const prefix = log.prefix(name);
   readline.createInterface({ input: from, crlfDelay: Infinity }).on('line', (line) => {
+    remember(line);
     to.write(`${prefix}${line}\n`);
   });
+}
+
+/** The last log line's message (pino JSON, listing every bad variable), else the last line as written. */
+function configReason(tail) {
+  for (let i = tail.length - 1; i >= 0; i--) {
+    try {
+      const entry = JSON.parse(tail[i]);
+      if (entry && typeof entry.msg === 'string') return entry.msg.replace(/\s*\n\s*/g, ' ');
+    } catch {
+      // not JSON
+    }
+  }
+  return tail.at(-1) || 'see the output above';
 }
 
 module.exports = { ServiceProcess };

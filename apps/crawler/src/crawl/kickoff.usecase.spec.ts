@@ -70,7 +70,8 @@ describe('kickoff: robots.txt and sitemap reads', () => {
 
   it('with ignoreRobotsTxt, does not read robots.txt and blocks nothing', async () => {
     const { reads, blocked } = await kickoff({ ignoreRobotsTxt: true });
-    expect(reads.map((r) => r.url)).toEqual(['https://e.com/sitemap.xml']);
+    // Nothing declared (robots.txt unread): both well-known locations are tried.
+    expect(reads.map((r) => r.url)).toEqual(['https://e.com/sitemap.xml', 'https://e.com/sitemap_index.xml']);
     expect(blocked).toEqual([]);
   });
 

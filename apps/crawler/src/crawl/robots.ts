@@ -1,4 +1,5 @@
 import robotsParser from 'robots-parser';
+import { robotsSitemaps } from './sitemaps';
 
 export interface RobotsRules {
   isAllowed(url: string): boolean;
@@ -11,7 +12,9 @@ export function parseRobots(robotsUrl: string, text: string | undefined, userAge
   return {
     // URLs of other hosts are outside this file's say (undefined): allowed.
     isAllowed: (url) => robots.isAllowed(url, userAgent) !== false,
-    sitemaps: () => robots.getSitemaps(),
+    // Resolved against the file's URL and tolerant of case/whitespace variants (robots-parser
+    // returns relative values as written).
+    sitemaps: () => robotsSitemaps(robotsUrl, text ?? ''),
   };
 }
 

@@ -78,6 +78,15 @@ describe('CrawlScope', () => {
     );
   });
 
+  it('matches user patterns in linear time: a catastrophic pattern on a long path cannot stall the crawler', () => {
+    // With JavaScript's backtracking engine, 31 a's took ~20 s and each more doubled it.
+    const s = scope('https://e.com/', { includePaths: ['(a+)+$'], excludePaths: ['(x|x)*y'] });
+    const long = `https://e.com/${'a'.repeat(5000)}!`;
+    expect(s.check(long, 1)).toEqual({ ok: false, reason: 'not-included' });
+    expect(s.check(`https://e.com/${'x'.repeat(5000)}`, 1).ok).toBe(false);
+    expect(s.check('https://e.com/aaa', 1).ok).toBe(true);
+  });
+
   it('skips links to files that are not pages', () => {
     const s = scope('https://e.com/');
     expect(s.check('https://e.com/logo.png', 1)).toEqual({ ok: false, reason: 'file' });
@@ -86,14 +95,14 @@ describe('CrawlScope', () => {
 });
 
 describe('sitemaps and robots', () => {
-  it('reads urlsets and sitemap indexes with CDATA and entities', () => {
+  it('reads urlsets and sitemap indexes with CDATA and entities', async () => {
     expect(
-      parseSitemap(
+      await parseSitemap(
         '<urlset><url><loc>https://e.com/a?x=1&amp;y=2</loc></url><url><loc><![CDATA[https://e.com/b]]></loc></url></urlset>',
       ),
     ).toEqual({ index: false, locs: ['https://e.com/a?x=1&y=2', 'https://e.com/b'] });
     expect(
-      parseSitemap('<sitemapindex><sitemap><loc>https://e.com/s1.xml</loc></sitemap></sitemapindex>'),
+      await parseSitemap('<sitemapindex><sitemap><loc>https://e.com/s1.xml</loc></sitemap></sitemapindex>'),
     ).toEqual({
       index: true,
       locs: ['https://e.com/s1.xml'],

@@ -1,3 +1,4 @@
+import { compileUserRegex, type UserRegex } from '@wds/contracts';
 import { getDomain } from 'tldts';
 
 /** The crawl options that decide which URLs a crawl visits. */
@@ -59,11 +60,11 @@ function hostBare(host: string): string {
 
 /**
  * Decides, for one crawl, whether a URL is in scope, exactly as api-v2.md words each option.
- * Regexes are compiled once (the gateway has already refused invalid ones with 400).
+ * Regexes are compiled once with RE2 (the gateway has already refused invalid ones with 400).
  */
 export class CrawlScope {
-  private readonly include: RegExp[];
-  private readonly exclude: RegExp[];
+  private readonly include: UserRegex[];
+  private readonly exclude: UserRegex[];
   private readonly startHost: string;
   private readonly startDomain: string | null;
   private readonly startPath: string;
@@ -72,8 +73,9 @@ export class CrawlScope {
     readonly start: URL,
     private readonly o: ScopeOptions,
   ) {
-    this.include = (o.includePaths ?? []).map((p) => new RegExp(p));
-    this.exclude = (o.excludePaths ?? []).map((p) => new RegExp(p));
+    // Linear-time engine: a user's pattern must not be able to stall the crawler (ReDoS).
+    this.include = (o.includePaths ?? []).map(compileUserRegex);
+    this.exclude = (o.excludePaths ?? []).map(compileUserRegex);
     this.startHost = hostBare(start.hostname);
     this.startDomain = getDomain(start.hostname, { allowPrivateDomains: true });
     // "Child paths of the start path": /docs covers /docs and /docs/…, not /docsearch.

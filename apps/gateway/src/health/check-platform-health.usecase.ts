@@ -16,6 +16,8 @@ export interface PlatformHealth {
   services: Record<ServiceKind, number>;
   /** What keeps the platform from being healthy: `nats`, `database` and service kinds without an instance. */
   missing: string[];
+  /** What running instances report as wrong with themselves, as `<kind>: <problem>` (e.g. a wedged deliverer). */
+  problems: string[];
 }
 
 function within<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -48,18 +50,23 @@ export class CheckPlatformHealth {
         : Promise.resolve([]),
     ]);
     const services = Object.fromEntries(SERVICE_KINDS.map((k) => [k, 0])) as Record<ServiceKind, number>;
-    for (const i of instances) services[i.kind]++;
+    const problems = new Set<string>();
+    for (const i of instances) {
+      services[i.kind]++;
+      for (const p of i.problems) problems.add(`${i.kind}: ${p}`);
+    }
     const missing = [
       ...(natsUp ? [] : ['nats']),
       ...(dbUp ? [] : ['database']),
       ...SERVICE_KINDS.filter((k) => services[k] === 0),
     ];
     return {
-      status: missing.length ? 'degraded' : 'ok',
+      status: missing.length || problems.size ? 'degraded' : 'ok',
       nats: natsUp ? 'ok' : 'unreachable',
       database: dbUp ? 'ok' : 'unreachable',
       services,
       missing,
+      problems: [...problems],
     };
   }
 }

@@ -18,6 +18,20 @@ export interface AttemptSettings {
   secretRetryMs: number;
 }
 
+/**
+ * The sender's own timeout covers DNS, connecting, queueing and the answer; this deadline is the
+ * backstop that frees the slot whatever the sender does (an attempt never outlives its lease).
+ */
+const DEADLINE_GRACE_MS = 1000;
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`attempt did not end within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
 /** Failures no retry can fix: the delivery fails at once. */
 const PERMANENT_CODES = new Set(['DESTINATION_BLOCKED', 'BAD_REQUEST']);
 
@@ -55,12 +69,10 @@ export class AttemptDeliveryUseCase {
     let error: string | null = null;
     let permanent = false;
     try {
-      ({ status: statusCode } = await this.sender.send({
-        url: d.url,
-        headers,
-        body: d.body,
-        timeoutMs: this.settings.timeoutMs,
-      }));
+      ({ status: statusCode } = await withDeadline(
+        this.sender.send({ url: d.url, headers, body: d.body, timeoutMs: this.settings.timeoutMs }),
+        this.settings.timeoutMs + DEADLINE_GRACE_MS,
+      ));
       if (statusCode < 200 || statusCode > 299) error = `receiver answered HTTP ${statusCode}`;
     } catch (err) {
       error = describeFailure(err);

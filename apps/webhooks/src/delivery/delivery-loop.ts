@@ -22,6 +22,9 @@ export interface LoopSettings {
  */
 export class DeliveryLoop {
   private readonly inflight = new Set<Promise<void>>();
+  /** Start time (ms) of each attempt in flight, and how many run per destination. */
+  private readonly started = new Map<Promise<void>, number>();
+  private readonly perDestination = new Map<string, number>();
   private running = false;
   private claiming: Promise<void> | undefined;
   private again = false;
@@ -66,6 +69,30 @@ export class DeliveryLoop {
     return this.inflight.size;
   }
 
+  /**
+   * Attempts running longer than a lease (an attempt's deadline plus its margins): a wedged
+   * deliverer. Reported in the platform's /health; such attempts also keep their destination's
+   * share of the slots (the database no longer counts them once their lease has expired).
+   */
+  overdue(now = Date.now()): number {
+    let n = 0;
+    for (const at of this.started.values()) if (now - at > this.settings.leaseMs) n++;
+    return n;
+  }
+
+  /** Destinations with their full share of attempts in flight in this replica. */
+  private fullDestinations(): string[] {
+    const full: string[] = [];
+    for (const [dest, n] of this.perDestination) if (n >= this.settings.perDestination) full.push(dest);
+    return full;
+  }
+
+  private count(dest: string, delta: number): void {
+    const n = (this.perDestination.get(dest) ?? 0) + delta;
+    if (n <= 0) this.perDestination.delete(dest);
+    else this.perDestination.set(dest, n);
+  }
+
   private arm(): void {
     clearTimeout(this.timer);
     if (!this.running) return;
@@ -84,8 +111,10 @@ export class DeliveryLoop {
           perDestination: this.settings.perDestination,
           leaseMs: this.settings.leaseMs,
           instance: this.settings.instance,
+          excludeDestinations: this.fullDestinations(),
         });
         for (const delivery of claimed) {
+          this.count(delivery.destination, 1);
           const task: Promise<void> = this.attempt
             .execute(delivery)
             .catch((err: unknown) =>
@@ -93,9 +122,12 @@ export class DeliveryLoop {
             )
             .finally(() => {
               this.inflight.delete(task);
+              this.started.delete(task);
+              this.count(delivery.destination, -1);
               this.wake();
             });
           this.inflight.add(task);
+          this.started.set(task, Date.now());
         }
         // A full batch suggests more are due.
         if (claimed.length === free) this.again = true;

@@ -9,6 +9,8 @@ export interface ClaimedDelivery {
   jobId: string;
   type: WebhookEventType;
   url: string;
+  /** scheme://host:port: the unit of the per-destination budget. */
+  destination: string;
   headers: Record<string, string>;
   body: Buffer;
   /** Attempts made before this one. */
@@ -30,6 +32,11 @@ export interface ClaimOptions {
   perDestination: number;
   leaseMs: number;
   instance: string;
+  /**
+   * Destinations this replica already has its full share of attempts in flight to (some may have
+   * outlived their lease, which the database no longer counts): none of theirs is claimed.
+   */
+  excludeDestinations?: readonly string[];
 }
 
 export interface DeliveryPage {
@@ -66,6 +73,7 @@ interface ClaimRow {
   job_id: string;
   type: WebhookEventType;
   url: string;
+  destination: string;
   headers: Record<string, string>;
   body: Buffer;
   attempts: number;
@@ -150,6 +158,7 @@ export class PgDeliveryStore extends DeliveryStore {
            SELECT DISTINCT destination FROM webhooks.deliveries
            WHERE status = 'pending' AND next_attempt_at <= now()
              AND (leased_until IS NULL OR leased_until <= now())
+             AND NOT (destination = ANY($5::text[]))
          ), candidates AS (
            SELECT c.webhook_id, c.next_attempt_at, c.serial
            FROM dests
@@ -175,8 +184,8 @@ export class PgDeliveryStore extends DeliveryStore {
          UPDATE webhooks.deliveries d
          SET leased_until = now() + $3::int * interval '1 millisecond', leased_by = $4
          FROM locked WHERE d.webhook_id = locked.webhook_id
-         RETURNING d.webhook_id, d.team_id, d.job_id, d.type, d.url, d.headers, d.body, d.attempts`,
-        [opts.limit, opts.perDestination, opts.leaseMs, opts.instance],
+         RETURNING d.webhook_id, d.team_id, d.job_id, d.type, d.url, d.destination, d.headers, d.body, d.attempts`,
+        [opts.limit, opts.perDestination, opts.leaseMs, opts.instance, opts.excludeDestinations ?? []],
       );
     });
     return rows.map((r) => ({
@@ -185,6 +194,7 @@ export class PgDeliveryStore extends DeliveryStore {
       jobId: r.job_id,
       type: r.type,
       url: r.url,
+      destination: r.destination,
       headers: r.headers,
       body: r.body,
       attempts: r.attempts,

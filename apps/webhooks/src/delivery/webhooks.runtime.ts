@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { CONSUMERS, EVENTS, RPC } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
-import { APP_CONFIG, LOGGER } from '@wds/service-kit';
+import { APP_CONFIG, HealthProblems, LOGGER } from '@wds/service-kit';
 import { DeliveryLoop } from './delivery-loop';
 import { DeliveryStore } from './delivery-store';
 import { ListDeliveriesUseCase } from './list-deliveries.usecase';
@@ -30,6 +30,7 @@ export class WebhooksRuntime implements OnApplicationBootstrap, OnApplicationShu
     private readonly store: DeliveryStore,
     @Inject(APP_CONFIG) private readonly config: WebhooksEnv,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly problems: HealthProblems,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -47,6 +48,10 @@ export class WebhooksRuntime implements OnApplicationBootstrap, OnApplicationShu
       { concurrency: this.config.WDS_WEBHOOK_CONSUMER_CONCURRENCY },
     );
     this.loop.start();
+    this.problems.register('delivery', () => {
+      const stuck = this.loop.overdue();
+      return stuck > 0 ? `${stuck} delivery attempt(s) running past their deadline (deliverer wedged)` : null;
+    });
     this.purgeTimer = setInterval(() => void this.purge(), PURGE_INTERVAL_MS);
     this.purgeTimer.unref();
   }

@@ -165,3 +165,17 @@ export function removeMatching(roots: readonly El[], sels: readonly Complex[]): 
   };
   for (const r of roots) visit(r);
 }
+
+/**
+ * Null when every comma-separated part of `selector` is supported here (what includeTags/excludeTags
+ * accept), else the reason; lets request validation refuse a bad selector before any fetch.
+ */
+export function selectorProblem(selector: string): string | null {
+  try {
+    parseSelectors([selector]);
+    return null;
+  } catch (err) {
+    if (err instanceof InvalidSelectorError) return err.message;
+    throw err;
+  }
+}

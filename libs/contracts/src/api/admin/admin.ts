@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 export const TeamLimits = z.strictObject({
-  requestsPerMinute: z.int().min(1).optional(),
-  maxConcurrency: z.int().min(1).optional(),
-  maxBrowserSessions: z.int().min(0).optional(),
+  requestsPerMinute: z.int().min(1).max(1_000_000_000).optional(),
+  maxConcurrency: z.int().min(1).max(1_000_000).optional(),
+  maxBrowserSessions: z.int().min(0).max(1_000_000).optional(),
 });
 export type TeamLimits = z.output<typeof TeamLimits>;
 
@@ -17,7 +17,7 @@ const ZeroDataRetention = z
 /** POST /admin/v1/teams. */
 export const AdminCreateTeamRequest = z.strictObject({
   name: z.string().trim().min(1).max(200),
-  credits: z.int().min(0).optional(),
+  credits: z.int().min(0).max(1e15).optional(),
   limits: TeamLimits.optional(),
   enterprise: Enterprise.default(false),
   zeroDataRetention: ZeroDataRetention.default(false),
@@ -47,7 +47,7 @@ export type AdminApiKeyParams = z.output<typeof AdminApiKeyParams>;
 
 /** POST /admin/v1/teams/{teamId}/credits: a grant (positive) or a correction (negative). */
 export const AdminCreditsRequest = z.strictObject({
-  amount: z.int().refine((n) => n !== 0, 'amount must not be 0'),
+  amount: z.int().min(-1e15).max(1e15).refine((n) => n !== 0, 'amount must not be 0'),
   reason: z.string().trim().min(1).max(500),
 });
 export type AdminCreditsRequest = z.output<typeof AdminCreditsRequest>;

@@ -6,6 +6,13 @@ import { applyScrapeRules, scrapeOptionsShape } from '../scrape/scrape-request';
 import { WebhookOption } from '../webhooks/webhook-config';
 
 export const BATCH_MAX_URLS = 10000;
+/** Longest URL of a batch; with BATCH_MAX_URLS it keeps the largest valid batch within its body limit. */
+export const BATCH_MAX_URL_LENGTH = 2048;
+/**
+ * Body limit of POST /v2/batch/scrape: the largest valid batch (BATCH_MAX_URLS URLs of
+ * BATCH_MAX_URL_LENGTH characters, about 20.5 MB, plus every scrape option at its maximum, about 11 MB) fits.
+ */
+export const BATCH_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /**
  * POST /v2/batch/scrape body: the URLs plus every scrape option at the top level (as the Firecrawl
@@ -13,11 +20,11 @@ export const BATCH_MAX_URLS = 10000;
  * failing the request.
  */
 export const BatchScrapeRequest = publicBody({
-  urls: z.array(z.string().max(8192)).min(1).max(BATCH_MAX_URLS),
+  urls: z.array(z.string().max(BATCH_MAX_URL_LENGTH)).min(1).max(BATCH_MAX_URLS),
   ...scrapeOptionsShape,
   webhook: WebhookOption.optional(),
   ignoreInvalidURLs: z.boolean().default(false),
-  maxConcurrency: z.int().min(1).optional(),
+  maxConcurrency: z.int().min(1).max(10_000).optional(),
   appendToId: z.uuid().optional().describe('Add the URLs to this existing batch job'),
   zeroDataRetention: z.boolean().default(false),
 })

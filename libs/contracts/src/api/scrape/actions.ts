@@ -19,7 +19,7 @@ export const ClickAction = z.strictObject({
   all: z.boolean().optional().describe('Click every element matching the selector'),
 });
 
-export const WriteAction = z.strictObject({ type: z.literal('write'), text: z.string() });
+export const WriteAction = z.strictObject({ type: z.literal('write'), text: z.string().max(100000) });
 
 export const PressAction = z.strictObject({ type: z.literal('press'), key: z.string().min(1) });
 

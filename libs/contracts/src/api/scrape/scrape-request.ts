@@ -1,13 +1,17 @@
+import { selectorProblem } from '@wds/transform';
 import { z } from 'zod';
 import { publicBody } from '../common/public-body';
 import { HttpUrl } from '../common/url';
 import { Location } from '../common/location';
+import { HttpHeaders } from '../common/http-headers';
 import { ScrapeFormat } from './formats';
 import { MAX_ACTIONS, PageAction } from './actions';
 
 export const DEFAULT_MAX_AGE_MS = 172_800_000;
 /** Under lockdown the cache is the only source, so anything up to two years old is acceptable. */
 export const LOCKDOWN_MAX_AGE_MS = 2 * 365 * 24 * 60 * 60 * 1000;
+/** Cache ages beyond this (ms, 100 years) mean nothing and would overflow a timestamp. */
+export const MAX_CACHE_AGE_MS = 100 * 365 * 24 * 60 * 60 * 1000;
 export const SCRAPE_TIMEOUT_MIN_MS = 1000;
 export const SCRAPE_TIMEOUT_MAX_MS = 300_000;
 export const SCRAPE_TIMEOUT_DEFAULT_MS = 60_000;
@@ -26,6 +30,16 @@ export const BrowserProfile = z.strictObject({
 });
 export type BrowserProfile = z.output<typeof BrowserProfile>;
 
+/** An includeTags/excludeTags entry: refused here, before any fetch, when the transform cannot apply it. */
+const CssSelector = z
+  .string()
+  .min(1)
+  .max(1000)
+  .superRefine((selector, ctx) => {
+    const problem = selectorProblem(selector);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 /** Every scrape option except `url` and `zeroDataRetention`: the crawl `scrapeOptions` and batch fields. */
 export const scrapeOptionsShape = {
   formats: z
@@ -35,17 +49,18 @@ export const scrapeOptionsShape = {
     .describe('Output formats: a name such as "markdown", or an object with `type` and options'),
   onlyMainContent: z.boolean().default(true),
   onlyCleanContent: z.boolean().default(false),
-  includeTags: z.array(z.string().min(1)).max(100).optional(),
-  excludeTags: z.array(z.string().min(1)).max(100).optional(),
+  includeTags: z.array(CssSelector).max(100).optional(),
+  excludeTags: z.array(CssSelector).max(100).optional(),
   maxAge: z
     .int()
     .min(0)
+    .max(MAX_CACHE_AGE_MS)
     .optional()
     .describe(
       `Accept a cached copy younger than this (ms). Default ${DEFAULT_MAX_AGE_MS}; 2 years under lockdown`,
     ),
-  minAge: z.int().min(1).optional().describe('Cache only: the cached copy must be at least this old (ms)'),
-  headers: z.record(z.string(), z.string()).optional(),
+  minAge: z.int().min(1).max(MAX_CACHE_AGE_MS).optional().describe('Cache only: the cached copy must be at least this old (ms)'),
+  headers: HttpHeaders.optional().describe('Request headers (RFC 9110 names and values)'),
   waitFor: z.int().min(0).max(60000).default(0),
   mobile: z.boolean().default(false),
   skipTlsVerification: z.boolean().default(true),
@@ -68,6 +83,10 @@ export const scrapeOptionsShape = {
   storeInCache: z.boolean().default(true),
   lockdown: z.boolean().default(false),
   profile: BrowserProfile.optional(),
+  fastMode: z
+    .boolean()
+    .optional()
+    .describe('Accepted for compatibility with the Firecrawl SDKs (firecrawl-py sends it); no effect'),
 };
 
 interface ScrapeRuleFields {

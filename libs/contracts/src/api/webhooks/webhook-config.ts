@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HttpUrl } from '../common/url';
+import { HttpHeaders } from '../common/http-headers';
 
 /** Job lifecycle moments a webhook can subscribe to. */
 export const WEBHOOK_EVENT_KINDS = ['started', 'page', 'completed', 'failed'] as const;
@@ -8,7 +9,7 @@ export type WebhookEventKind = z.infer<typeof WebhookEventKind>;
 
 export const WebhookConfig = z.strictObject({
   url: HttpUrl,
-  headers: z.record(z.string(), z.string()).optional().describe('Extra headers sent with every delivery'),
+  headers: HttpHeaders.optional().describe('Extra headers sent with every delivery (RFC 9110 names and values)'),
   metadata: z
     .record(z.string(), z.unknown())
     .optional()
