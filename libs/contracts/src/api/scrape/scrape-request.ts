@@ -83,10 +83,6 @@ export const scrapeOptionsShape = {
   storeInCache: z.boolean().default(true),
   lockdown: z.boolean().default(false),
   profile: BrowserProfile.optional(),
-  fastMode: z
-    .boolean()
-    .optional()
-    .describe('Accepted for compatibility with the Firecrawl SDKs (firecrawl-py sends it); no effect'),
 };
 
 interface ScrapeRuleFields {
