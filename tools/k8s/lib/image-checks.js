@@ -138,7 +138,10 @@ async function imageChecks(t, { root }) {
           npm_config_fund: 'false',
         };
         must(
-          await runAsync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: build, env }),
+          await runAsync('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
+            cwd: build,
+            env,
+          }),
           'npm ci',
         );
         must(
