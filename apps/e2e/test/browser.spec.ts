@@ -56,7 +56,10 @@ describe('browser scrapes through the stack (Firecrawl JS SDK)', () => {
     });
     expect(doc.markdown).toContain(FIXTURE_TEXT.scriptRendered);
     expect(doc.metadata?.statusCode).toBe(200);
-    expect(doc.screenshot).toMatch(new RegExp(`^${stack.url}/v2/artifacts/[0-9a-f-]{36}$`));
+    // A capability URL (npm start configures the signing key): it works without the API key.
+    expect(doc.screenshot).toMatch(
+      new RegExp(`^${stack.url}/v2/artifacts/[0-9a-f-]{36}\\?expires=\\d+&signature=[\\w-]+$`),
+    );
     const actions = doc.actions as {
       javascriptReturns: { type: string; value: unknown }[];
       scrapes: { url: string; html: string }[];
@@ -71,6 +74,11 @@ describe('browser scrapes through the stack (Firecrawl JS SDK)', () => {
     expect(image.headers.get('content-type')).toBe('image/png');
     expect(pngSize(Buffer.from(await image.arrayBuffer()))).toEqual({ width: 800, height: 600 });
     const anonymous = await fetch(doc.screenshot!);
-    expect(anonymous.status).toBe(401);
+    expect(anonymous.status).toBe(200);
+    expect(pngSize(Buffer.from(await anonymous.arrayBuffer()))).toEqual({ width: 800, height: 600 });
+    // Without its signature the same artifact needs the API key.
+    expect((await fetch(doc.screenshot!.split('?')[0])).status).toBe(401);
+    const forged = doc.screenshot!.replace(/signature=[\w-]+/, 'signature=AAAA');
+    expect((await fetch(forged)).status).toBe(403);
   }, 60_000);
 });

@@ -125,7 +125,7 @@ describe('page formats through the stack (Firecrawl JS and Python SDKs)', () => 
     expect((podcast as { attributes?: unknown }).attributes).toEqual([
       { selector: 'a[data-k]', attribute: 'href', values: ['/a'] },
     ]);
-    expect(podcast.audio).toMatch(new RegExp(`^${stack.url}/v2/artifacts/[0-9a-f-]{36}$`));
+    expect(podcast.audio).toMatch(new RegExp(`^${stack.url}/v2/artifacts/[0-9a-f-]{36}\\?expires=\\d+&signature=`));
     const mp3 = await fetch(podcast.audio!, { headers: { authorization: `Bearer ${KEY}` } });
     expect(mp3.status).toBe(200);
     expect(mp3.headers.get('content-type')).toBe('audio/mpeg');

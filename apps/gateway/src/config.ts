@@ -14,6 +14,8 @@ export const GatewayConfig = CommonEnv.extend({
     .optional(),
   WDS_BOOTSTRAP_CREDITS: envInt({ min: 0 }).default(100000),
   WDS_BOOTSTRAP_WEBHOOK_SECRET: z.string().min(1).max(1000).optional(),
+  /** Key of artifact capability URLs (the scraper's WDS_ARTIFACT_URL_SECRET); unset: only the API key opens artifacts. */
+  WDS_ARTIFACT_URL_SECRET: z.string().min(32).max(1000).optional(),
   /** Base URL clients reach the gateway at, for absolute URLs in answers (OpenAPI servers, `next` links). */
   WDS_PUBLIC_BASE_URL: z.url().optional(),
   /** How long a positive API key lookup is reused; revocations clear it at once anyway. */

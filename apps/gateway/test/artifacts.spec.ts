@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Objm } from '@nats-io/obj';
-import { ARTIFACTS_BUCKET, RPC, ServiceError } from '@wds/contracts';
+import { ARTIFACTS_BUCKET, RPC, ServiceError, artifactUrl } from '@wds/contracts';
 import { BillingStandIn, call, startGateway, startStack, type TestGateway, type TestStack } from './harness';
 
 jest.setTimeout(60_000);
 
 const ADMIN = 'admin-token-for-artifacts-0123456789';
+const SECRET = 'artifact-url-secret-for-tests-0123456789';
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
   'base64',
@@ -36,7 +37,7 @@ describe('gateway: browser scrapes and their artifacts', () => {
     stack.messaging.serve(RPC.scrapeRun, async () => {
       throw new ServiceError('CONCURRENCY_LIMITED', 'Every browser is busy; retry later', undefined, 2);
     });
-    gw = await startGateway(stack, { WDS_ADMIN_TOKEN: ADMIN });
+    gw = await startGateway(stack, { WDS_ADMIN_TOKEN: ADMIN, WDS_ARTIFACT_URL_SECRET: SECRET });
     for (const name of ['owner', 'other']) {
       const res = await call(gw.url, 'POST', '/admin/v1/teams', { token: ADMIN, json: { name } });
       expect(res.status).toBe(201);
@@ -103,5 +104,41 @@ describe('gateway: browser scrapes and their artifacts', () => {
       json: { url: 'https://example.com', formats: ['summary'] },
     });
     expect(llm.status).toBe(400);
+  });
+
+  it('serves a signed capability URL without the API key, until it expires or the secret is rotated', async () => {
+    const signing = { secret: SECRET, ttlMs: 24 * 3600 * 1000 };
+    const url = artifactUrl(gw.url, ids.screenshot, signing);
+    expect(url).toMatch(/\?expires=\d+&signature=[\w-]+$/);
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await res.arrayBuffer()).equals(PNG)).toBe(true);
+
+    // Expired, tampered with, or for another artifact: refused; internal kinds stay hidden.
+    const old = new URL(artifactUrl(gw.url, ids.screenshot, signing, Date.now() - 25 * 3600 * 1000));
+    const expired = await call(gw.url, 'GET', old.pathname + old.search);
+    expect(expired.status).toBe(403);
+    expect(expired.body.error).toMatch(/expired/);
+    const q = new URL(url).search;
+    const later = q.replace(/expires=(\d+)/, (_m, e: string) => `expires=${Number(e) + 3600}`);
+    expect((await call(gw.url, 'GET', `/v2/artifacts/${ids.screenshot}${later}`)).status).toBe(403);
+    expect((await call(gw.url, 'GET', `/v2/artifacts/${randomUUID()}${q}`)).status).toBe(403);
+    const internal = new URL(artifactUrl(gw.url, ids.content, signing));
+    expect((await call(gw.url, 'GET', internal.pathname + internal.search)).status).toBe(404);
+
+    // Another gateway with a rotated secret: every URL handed out so far stops working.
+    const rotated = await startGateway(stack, { WDS_ARTIFACT_URL_SECRET: `${SECRET}-rotated` });
+    try {
+      const revoked = await call(rotated.url, 'GET', `/v2/artifacts/${ids.screenshot}${q}`);
+      expect(revoked.status).toBe(403);
+      expect(revoked.body).toMatchObject({ success: false, code: 'FORBIDDEN' });
+      // The API key still opens it.
+      expect(
+        (await call(rotated.url, 'GET', `/v2/artifacts/${ids.screenshot}`, { token: teams[0].apiKey })).status,
+      ).toBe(200);
+    } finally {
+      await rotated.stop();
+    }
   });
 });

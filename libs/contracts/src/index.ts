@@ -1,6 +1,7 @@
 export * from './common/errors';
 export * from './messages';
 export * from './api/common';
+export * from './api/artifacts';
 export * from './api/scrape';
 export * from './api/crawl';
 export * from './api/batch';

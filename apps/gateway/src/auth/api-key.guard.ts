@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { setTeam } from '../http/request-context';
 import { bearerToken } from './api-key';
 import { AuthenticateApiKey } from './authenticate-api-key.usecase';
-import { PUBLIC_ROUTE, isApiKeyRoute } from './public-route';
+import { CAPABILITY_ROUTE, PUBLIC_ROUTE, isApiKeyRoute } from './public-route';
 
 /**
  * Global guard: every /v2 route requires `Authorization: Bearer <API key>`, so a new controller
@@ -22,6 +22,11 @@ export class ApiKeyGuard implements CanActivate {
     const req = ctx.switchToHttp().getRequest<FastifyRequest>();
     if (!isApiKeyRoute(req.routeOptions.url ?? req.url)) return true;
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [ctx.getHandler(), ctx.getClass()]))
+      return true;
+    if (
+      this.reflector.getAllAndOverride<boolean>(CAPABILITY_ROUTE, [ctx.getHandler(), ctx.getClass()]) &&
+      typeof (req.query as Record<string, unknown> | undefined)?.signature === 'string'
+    )
       return true;
     setTeam(req, await this.authenticate.execute(bearerToken(req.headers.authorization)));
     return true;

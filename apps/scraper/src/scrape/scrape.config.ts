@@ -39,6 +39,14 @@ export const scrapeEnvShape = {
   WDS_ENGINE_WATERFALL_MS: envInt({ min: 0 }).default(8000),
   /** Base URL clients reach the gateway at: screenshot and PDF URLs point there. */
   WDS_PUBLIC_BASE_URL: z.url().default('http://localhost:3002'),
+  /**
+   * Key of artifact capability URLs (screenshot/PDF/media URLs that work without the API key until
+   * they expire); the gateway must have the same. Unset: artifact URLs need the API key. Rotating it
+   * revokes every URL handed out.
+   */
+  WDS_ARTIFACT_URL_SECRET: z.string().min(32).max(1000).optional(),
+  /** How long an artifact capability URL works (seconds). */
+  WDS_ARTIFACT_URL_TTL_SECONDS: envInt({ min: 60, max: 30 * 24 * 3600 }).default(24 * 3600),
   /** Largest media file the `audio`/`video` formats download (bytes). */
   WDS_MEDIA_MAX_BYTES: envInt({ min: 1024 }).default(100 * 1024 * 1024),
   /** Upper bound of one ffmpeg/ffprobe run for the media formats (ms), within the scrape's timeout. */

@@ -1,3 +1,4 @@
+import type { ArtifactSigning } from '@wds/contracts';
 import { Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { Database } from '@wds/database';
 import { Messaging } from '@wds/messaging';
@@ -126,6 +127,7 @@ class OutboundLifecycle implements OnApplicationShutdown {
               maxBytes: c.WDS_MEDIA_MAX_BYTES,
               processMs: c.WDS_MEDIA_PROCESS_MS,
               publicBaseUrl: c.WDS_PUBLIC_BASE_URL,
+              artifactSigning: artifactSigningOf(c),
             },
           ),
         ),
@@ -162,6 +164,7 @@ class OutboundLifecycle implements OnApplicationShutdown {
             retentionMs: c.WDS_SCRAPE_RETENTION_HOURS * HOUR,
             cacheRetentionMs: c.WDS_SCRAPE_CACHE_RETENTION_DAYS * 24 * HOUR,
             publicBaseUrl: c.WDS_PUBLIC_BASE_URL,
+            artifactSigning: artifactSigningOf(c),
           },
           logger.child({ component: 'scrape' }),
           formats,
@@ -188,3 +191,10 @@ class OutboundLifecycle implements OnApplicationShutdown {
   ],
 })
 export class ScrapeModule {}
+
+/** Capability URLs for artifacts when the operator configured their key. */
+function artifactSigningOf(c: ScrapeEnv): ArtifactSigning | undefined {
+  return c.WDS_ARTIFACT_URL_SECRET === undefined
+    ? undefined
+    : { secret: c.WDS_ARTIFACT_URL_SECRET, ttlMs: c.WDS_ARTIFACT_URL_TTL_SECONDS * 1000 };
+}

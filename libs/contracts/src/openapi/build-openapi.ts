@@ -40,10 +40,14 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   408: 'Timed out (SCRAPE_TIMEOUT)',
   409: 'Conflict (e.g. replay context unavailable; rerun the scrape)',
   410: 'Gone (e.g. browser session already destroyed)',
+  413: 'Request body larger than the route allows (PAYLOAD_TOO_LARGE)',
+  414: 'Request URL too long (URI_TOO_LONG)',
+  415: 'Request body is not application/json (UNSUPPORTED_MEDIA_TYPE)',
   429: 'Rate or concurrency limit; see Retry-After',
   500: 'Internal error',
   502: 'Upstream (browser, AI agent, target) failed',
   503: 'Feature not configured or service unavailable',
+  504: 'Upstream (e.g. the model server) did not answer in time (UPSTREAM_TIMEOUT)',
 };
 const COMMON_ERRORS = [401, 429, 500] as const;
 

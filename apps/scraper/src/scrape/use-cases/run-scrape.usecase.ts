@@ -10,6 +10,7 @@ import {
   type Document,
   type ScrapeCacheEntryRef,
   type ScrapeRunRequest,
+  type ArtifactSigning,
 } from '@wds/contracts';
 import type { Logger } from '@wds/observability';
 import { scrapeCacheKey } from '../cache/cache-key';
@@ -31,6 +32,8 @@ export interface RunScrapeSettings {
   cacheRetentionMs: number;
   /** Base URL of the gateway, for screenshot and PDF artifact URLs. */
   publicBaseUrl: string;
+  /** Artifact URLs as capability URLs (signed, expiring); unset: plain URLs needing the API key. */
+  artifactSigning?: ArtifactSigning;
 }
 
 /**
@@ -161,7 +164,7 @@ export class RunScrapeUseCase {
     const warning = joinWarnings(outcome.warning, ...(extras?.warnings ?? []));
     const document: Document = withRequestedFormats(o, {
       ...built.document,
-      ...(outcome.rendered ? browserResults(outcome.rendered, this.settings.publicBaseUrl) : {}),
+      ...(outcome.rendered ? browserResults(outcome.rendered, this.settings.publicBaseUrl, this.settings.artifactSigning) : {}),
       ...extras?.fields,
       ...(warning ? { warning } : {}),
       metadata: buildMetadata(built.document.metadata ?? {}, patch),

@@ -161,7 +161,3 @@ export const BROWSER_POOL_RPC = {
   ),
 } as const;
 
-/** Screenshot/PDF URL served by the gateway to the owning team. */
-export function artifactUrl(publicBaseUrl: string, id: string): string {
-  return `${publicBaseUrl.replace(/\/+$/, '')}/v2/artifacts/${id}`;
-}

@@ -1,4 +1,4 @@
-import { artifactUrl, ServiceError, type Document } from '@wds/contracts';
+import { artifactUrl, ServiceError, type ArtifactSigning, type Document } from '@wds/contracts';
 import { decodeBody, type OutboundHttp } from '@wds/outbound';
 import type { FetchedPage } from '../../engine/fetch-engine';
 import { discoverMedia } from './discover-media';
@@ -11,6 +11,7 @@ export interface MediaSettings {
   /** Upper bound of one ffmpeg/ffprobe run (ms), within the scrape's deadline. */
   processMs: number;
   publicBaseUrl: string;
+  artifactSigning?: ArtifactSigning;
 }
 
 export interface MediaCommand {
@@ -67,7 +68,7 @@ export class MediaFormats {
       try {
         const file = await download(source);
         const id = kind === 'audio' ? await this.storeAudio(cmd, file) : await this.storeVideo(cmd, file);
-        out.fields[kind] = artifactUrl(this.settings.publicBaseUrl, id);
+        out.fields[kind] = artifactUrl(this.settings.publicBaseUrl, id, this.settings.artifactSigning);
         out.credits += MEDIA_CREDITS;
       } catch (err) {
         if (err instanceof ServiceError && err.code === 'SCRAPE_TIMEOUT') throw err;
