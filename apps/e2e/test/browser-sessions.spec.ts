@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { freePort } from '@wds/local-infra';
 import { chromium } from 'playwright-core';
 import { callApi, listenLocal, type LocalServer } from './support/http';
+import { pythonSdk } from './support/python-sdk';
 import { startE2eStack, type E2eStack, type StackProcess } from './support/stack-process';
 
 // Browser sessions and interact through the whole stack (`npm start`: gateway → browser-pool over
@@ -190,6 +191,57 @@ describe('browser sessions and interact through the stack', () => {
     });
     await client.deleteBrowser(id!);
   }, 120_000);
+
+  it('works with the official Python SDK (firecrawl-py, validated with pydantic)', async () => {
+    const py = await pythonSdk();
+    const scraped = await (
+      await sdk()
+    ).scrape(`${site.url}/py-sdk`, {
+      formats: ['markdown'],
+      actions: [{ type: 'click', selector: '#inc' }],
+    });
+    const { result } = await py.run(
+      `
+      from firecrawl.v2.utils.error_handler import FirecrawlError
+      c = client()
+      created = c.browser(ttl=60, activity_ttl=30, block_ads=True, location={"country": "GB"})
+      ran = c.browser_execute(created.id, "print(page.url)\\npage.title()", language="python")
+      shell = c.browser_execute(created.id, "echo hi")
+      active = c.list_browsers(status="active")
+      deleted = c.delete_browser(created.id)
+      destroyed = c.list_browsers(status="destroyed")
+      first = c.interact("${scraped.metadata!.scrapeId}", "await page.textContent('#n')")
+      try:
+          c.interact("${scraped.metadata!.scrapeId}", "throw new Error('from node')")
+          failure = None
+      except FirecrawlError as e:
+          failure = str(e)
+      stopped = c.stop_interaction("${scraped.metadata!.scrapeId}")
+      emit({"created": created, "ran": ran, "shell": shell, "active": [s.id for s in active.sessions],
+            "deleted": deleted, "destroyed": [s.status for s in destroyed.sessions if s.id == created.id],
+            "first": first, "failure": failure, "stopped": stopped})
+      `,
+      { apiUrl: stack.url, apiKey: KEY, timeoutMs: 120_000 },
+    );
+    expect(result.created).toMatchObject({ success: true, cdp_url: expect.stringMatching(/^ws:\/\//) });
+    expect(result.ran).toMatchObject({
+      success: true,
+      exit_code: 0,
+      // A new session shows about:blank (no title).
+      result: '',
+      killed: false,
+    });
+    expect(result.ran.stdout).toBe('about:blank\n');
+    expect(result.shell).toMatchObject({ success: true, stdout: 'hi\n', exit_code: 0 });
+    expect(result.active).toContain(result.created.id);
+    expect(result.deleted).toMatchObject({ success: true, status: 'stopped', credits_billed: 2 });
+    expect(result.destroyed).toEqual(['destroyed']);
+    // The replayed click: the counter shows 1.
+    expect(result.first).toMatchObject({ success: true, result: '1', exit_code: 0 });
+    // firecrawl-py raises when interact reports success: false.
+    expect(result.failure).toMatch(/from node/);
+    expect(result.stopped).toMatchObject({ success: true, credits_billed: 2 });
+  }, 180_000);
 
   it('kills code past its timeout and keeps the session usable', async () => {
     const client = await sdk();
