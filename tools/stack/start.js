@@ -13,6 +13,7 @@ const { ROOT, prepare } = require('./lib/provision');
 const infra = require('./lib/infra');
 const { ServiceProcess } = require('./lib/supervisor');
 const { ensureEmbeddingModel } = require('./lib/embedding-model');
+const { chosenModel, EmbeddedModel } = require('./lib/model');
 
 // Gateway last: its /health waits for every other kind anyway, and it should be the last to come up.
 const SERVICES = ['scraper', 'crawler', 'batch', 'browser-pool', 'billing', 'docs-search', 'webhooks'];
@@ -75,6 +76,7 @@ async function main() {
     shuttingDown = now;
     log.info(`${reason}: stopping services`);
     await Promise.all(services.map((s) => s.stop(STOP_GRACE_MS)));
+    await llm?.stop();
     const started = infraStarting && (await infraStarting.catch(() => undefined));
     if (started) await infra.stopInfra(started);
     releaseLock();
@@ -85,7 +87,12 @@ async function main() {
   process.on('SIGTERM', () => void shutdown('SIGTERM', 0));
   process.on('SIGHUP', () => void shutdown('SIGHUP', 0));
   // If this process dies anyway, take the detached services with it.
-  process.on('exit', () => services.forEach((s) => s.killNow()));
+  process.on('exit', () => {
+    services.forEach((s) => s.killNow());
+    llm?.killNow();
+  });
+  let llm;
+  let llmStarting;
 
   let stack;
   try {
@@ -97,6 +104,25 @@ async function main() {
       );
     }
     infraStarting = infra.startInfra(dir);
+    // The embedded LLM (when no provider is configured) provisions and loads beside the infra.
+    const model = chosenModel();
+    if (model) {
+      llm = new EmbeddedModel({ model, onSpawn: announcePid });
+      await llm.reservePort();
+      llmStarting = llm.start().then(
+        () => true,
+        (err) => {
+          log.warn(`LLM: the embedded model did not start (${err.message}); LLM formats will answer errors`);
+          return false;
+        },
+      );
+    } else {
+      log.info(
+        process.env.WDS_LLM_BASE_URL
+          ? `LLM: provider ${process.env.WDS_LLM_BASE_URL} (model ${process.env.WDS_LLM_MODEL || 'default'})`
+          : 'LLM: none (WDS_LOCAL_MODEL=none): LLM formats answer 400',
+      );
+    }
     stack = await infraStarting;
   } catch (err) {
     releaseLock();
@@ -119,6 +145,7 @@ async function main() {
     WDS_PRIVATE_NETWORK_ALLOWLIST: process.env.WDS_PRIVATE_NETWORK_ALLOWLIST || '',
     // Absolute URLs in answers (status `next`, screenshot artifacts) point at this gateway.
     WDS_PUBLIC_BASE_URL: process.env.WDS_PUBLIC_BASE_URL || `http://127.0.0.1:${port}`,
+    ...(llm ? llm.env() : {}),
   };
   delete baseEnv.WDS_STACK_INNER;
   delete baseEnv.WDS_ARTIFACT_URL_SECRET;
@@ -157,6 +184,9 @@ async function main() {
     await shutdown('start-up failed', 1);
     return;
   }
+  // Ready means ready for LLM formats too (a first start waits for the model download).
+  if (llmStarting) await llmStarting;
+  if (shuttingDown) return;
   const team = await bootstrapTeamId(stack.databaseUrl);
   log.info('');
   log.info(`Web Data Service is ready: ${baseUrl}`);

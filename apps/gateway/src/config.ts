@@ -1,7 +1,10 @@
 import { CommonEnv, envInt } from '@wds/config';
+import { LlmEnvShape } from '@wds/llm';
 import { z } from 'zod';
 
 export const GatewayConfig = CommonEnv.extend({
+  /** The LLM provider for crawl options from a prompt (libs/llm README). */
+  ...LlmEnvShape,
   PORT: envInt({ min: 0, max: 65535 }).default(3002),
   HOST: z.string().min(1).default('0.0.0.0'),
   /** Enables the admin API; unset = every /admin path answers 404. */

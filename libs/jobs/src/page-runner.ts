@@ -182,6 +182,7 @@ export class PageRunner {
           jobId: randomUUID(),
           options,
           zeroDataRetention: job.zeroDataRetention,
+          usage: { endpoint: this.opts.endpoint, apiKey: null },
         },
         { timeoutMs: options.timeout + REPLY_MARGIN_MS },
       );

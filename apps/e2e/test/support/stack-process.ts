@@ -40,6 +40,8 @@ export class StackProcess {
       WDS_SKIP_BUILD: '1',
       LOG_LEVEL: 'warn',
       WDS_E2E_MARK: opts.mark,
+      // No embedded LLM unless a test asks for one (it costs a model load per stack).
+      WDS_LOCAL_MODEL: 'none',
       ...opts.env,
     };
     // The stack must start its own servers, as `npm start` does on a developer machine, unless the

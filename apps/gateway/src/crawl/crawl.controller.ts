@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
-import type { ActiveCrawlsResponse, CrawlCreateResponse } from '@wds/contracts';
+import type { ActiveCrawlsResponse, CrawlCreateResponse, CrawlParamsPreviewResponse } from '@wds/contracts';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedTeam } from '../auth/authenticated-team';
 import { CurrentTeam } from '../http/request-context';
@@ -29,8 +29,11 @@ export class CrawlController extends JobController {
 
   @Post('params-preview')
   @HttpCode(200)
-  paramsPreview(@CurrentTeam() _team: AuthenticatedTeam, @Body() body: unknown): never {
-    return this.crawls.paramsPreview(body);
+  paramsPreview(
+    @CurrentTeam() team: AuthenticatedTeam,
+    @Body() body: unknown,
+  ): Promise<CrawlParamsPreviewResponse> {
+    return this.crawls.paramsPreview(team, body);
   }
 
   // A static segment: the router prefers it to the inherited `GET :id`.

@@ -8,9 +8,13 @@ import {
   ServiceError,
   type ActiveCrawlsResponse,
   type CrawlCreateResponse,
+  type CrawlParamsPreviewResponse,
 } from '@wds/contracts';
+import { reportTokens } from '@wds/credits';
+import { LlmError } from '@wds/llm';
+import type { Logger } from '@wds/observability';
 import { Messaging } from '@wds/messaging';
-import { APP_CONFIG } from '@wds/service-kit';
+import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedTeam } from '../auth/authenticated-team';
 import type { GatewayConfig } from '../config';
@@ -18,10 +22,15 @@ import { RecordCallActivity } from '../credits/call-activity';
 import { CreditsService } from '../credits/credits.service';
 import { validate } from '../http/validate';
 import { JobEndpoints } from '../jobs/job-endpoints';
+import { GenerateCrawlParamsUseCase } from './crawl-params.usecase';
 
-/** Why prompt-based options are refused: they need the LLM features, which are not built yet. */
-export const LLM_UNAVAILABLE =
-  'Generating crawl options from a prompt needs the LLM features, which are not built in this version; set the crawl options explicitly';
+export const LLM_NOT_CONFIGURED =
+  'Generating crawl options from a prompt needs an LLM, and no LLM provider is configured on this service (WDS_LLM_BASE_URL); set the crawl options explicitly';
+export const PREVIEW_FAILED = 'Failed to process natural language prompt. Please try rephrasing.';
+export const PROMPT_FAILED =
+  'Failed to process natural language prompt. Please try rephrasing or use explicit crawler options.';
+/** Longest a prompt's option generation may take (map sample + model). */
+const GENERATE_TIMEOUT_MS = 240_000;
 
 /** The crawl endpoints: validation and authorisation here, the work in the crawler service. */
 @Injectable()
@@ -34,13 +43,26 @@ export class CrawlUseCases {
     private readonly credits: CreditsService,
     private readonly activity: RecordCallActivity,
     @Inject(APP_CONFIG) config: GatewayConfig,
+    private readonly params: GenerateCrawlParamsUseCase,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.jobs = new JobEndpoints(messaging, CRAWL_RPC, '/v2/crawl', config.WDS_PUBLIC_BASE_URL);
   }
 
   async create(req: FastifyRequest, team: AuthenticatedTeam, body: unknown): Promise<CrawlCreateResponse> {
-    const request = validate(CrawlRequest, body, 'body');
-    if (request.prompt !== undefined) throw new ServiceError(ErrorCode.SERVICE_UNAVAILABLE, LLM_UNAVAILABLE);
+    let request = validate(CrawlRequest, body, 'body');
+    let warning: string | undefined;
+    if (request.prompt !== undefined) {
+      const generated = await this.generate(team, request.url, request.prompt, PROMPT_FAILED);
+      // Explicit fields win: generated options fill only keys the caller did not send (or sent as null).
+      const raw = body as Record<string, unknown>;
+      const merged: Record<string, unknown> = { ...raw };
+      for (const [key, value] of Object.entries(generated.options)) {
+        if (raw[key] === undefined || raw[key] === null) merged[key] = value;
+      }
+      request = validate(CrawlRequest, merged, 'body');
+      warning = generated.warnings.length ? generated.warnings.join(' ') : undefined;
+    }
     if ((request.ignoreRobotsTxt || request.robotsUserAgent !== undefined) && !team.enterprise) {
       throw new ServiceError(
         ErrorCode.FORBIDDEN,
@@ -70,12 +92,52 @@ export class CrawlUseCases {
       target: request.zeroDataRetention ? null : request.url,
       createdAt,
     });
-    return { success: true, id, url: this.jobs.statusUrl(req, id).href };
+    return { success: true, id, url: this.jobs.statusUrl(req, id).href, ...(warning ? { warning } : {}) };
   }
 
-  paramsPreview(body: unknown): never {
-    validate(CrawlParamsPreviewRequest, body, 'body');
-    throw new ServiceError(ErrorCode.SERVICE_UNAVAILABLE, LLM_UNAVAILABLE);
+  /** POST /v2/crawl/params-preview: the options a prompt generates, without starting a crawl. */
+  async paramsPreview(team: AuthenticatedTeam, body: unknown): Promise<CrawlParamsPreviewResponse> {
+    const request = validate(CrawlParamsPreviewRequest, body, 'body');
+    const generated = await this.generate(team, request.url, request.prompt, PREVIEW_FAILED);
+    return {
+      success: true,
+      data: { url: request.url, ...generated.options },
+      ...(generated.warnings.length ? { warning: generated.warnings.join(' ') } : {}),
+    };
+  }
+
+  private async generate(team: AuthenticatedTeam, url: string, prompt: string, failure: string) {
+    if (!this.params.enabled)
+      throw new ServiceError(ErrorCode.BAD_REQUEST, LLM_NOT_CONFIGURED, { field: 'prompt' });
+    let result;
+    try {
+      result = await this.params.execute({
+        teamId: team.teamId,
+        url,
+        prompt,
+        signal: AbortSignal.timeout(GENERATE_TIMEOUT_MS),
+      });
+    } catch (err) {
+      if (!(err instanceof LlmError)) throw err;
+      this.logger.warn(
+        { teamId: team.teamId, kind: err.kind, status: err.status },
+        'crawl options from a prompt failed',
+      );
+      throw new ServiceError(ErrorCode.BAD_REQUEST, failure, { field: 'prompt' });
+    }
+    if (!result.usage.estimated) {
+      await reportTokens(this.messaging, {
+        eventId: `crawl-params:${randomUUID()}`,
+        teamId: team.teamId,
+        apiKey: team.keyPrefix,
+        endpoint: 'crawl',
+        model: result.model,
+        inputTokens: result.usage.promptTokens,
+        outputTokens: result.usage.completionTokens,
+        at: Date.now(),
+      }).catch((err: unknown) => this.logger.warn({ err }, 'LLM token usage not recorded'));
+    }
+    return result;
   }
 
   async active(team: AuthenticatedTeam): Promise<ActiveCrawlsResponse> {

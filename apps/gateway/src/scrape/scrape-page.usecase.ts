@@ -65,7 +65,7 @@ export class ScrapePageUseCase {
   async execute({ req, team, body }: ScrapePageCommand): Promise<ScrapeResponse | SerializedAnswer> {
     const options = validate(ScrapeRequest, body, 'body');
     // Browser features are decided by the scraper, which knows whether a browser-pool is deployed.
-    const unsupported = unsupportedScrapeFeature(options, { browser: true });
+    const unsupported = unsupportedScrapeFeature(options, { browser: true, llm: true });
     if (unsupported) {
       throw new ServiceError(ErrorCode.BAD_REQUEST, unsupported.message, { field: unsupported.field });
     }
@@ -108,6 +108,7 @@ export class ScrapePageUseCase {
           zeroDataRetention: options.zeroDataRetention,
           // The scraper records the call as team activity with its job row.
           activity: { apiKey: team.keyPrefix },
+          usage: { endpoint: 'scrape', apiKey: team.keyPrefix },
         },
         { timeoutMs: options.timeout + REPLY_MARGIN_MS },
       );

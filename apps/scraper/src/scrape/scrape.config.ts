@@ -1,4 +1,5 @@
 import { envBool, envInt } from '@wds/config';
+import { LlmEnvShape } from '@wds/llm';
 import { parseProxyList } from '@wds/outbound';
 import { z } from 'zod';
 
@@ -21,6 +22,8 @@ function proxyList() {
  * (`CommonEnv.extend(scrapeEnvShape)`).
  */
 export const scrapeEnvShape = {
+  /** The LLM provider of the LLM formats (libs/llm README); unset = those formats answer 400. */
+  ...LlmEnvShape,
   /** Comma list of http(s)://[user:pass@]host:port proxies for `proxy: basic` (rotated); empty = direct. */
   WDS_PROXY_BASIC: proxyList(),
   /** Same for `proxy: enhanced` and the `auto` retry after 401/403/429; empty = direct, no retry. */

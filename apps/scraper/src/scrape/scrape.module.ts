@@ -26,11 +26,17 @@ import { StoreHitsUseCase } from './use-cases/store-hits.usecase';
 import { PendingHits, StreamPendingHits } from './storage/pending-hits';
 import { RunScrapeUseCase } from './use-cases/run-scrape.usecase';
 import { PageFormats } from './formats/page-formats';
+import { LlmFormats } from './formats/llm/llm-formats';
+import { llmConfigFrom, OpenAiCompatibleLlm, type LlmPort } from '@wds/llm';
+import { reportTokens } from '@wds/credits';
 import { PgSnapshotStore, SnapshotStore } from './formats/change-tracking/snapshot-store';
 import { TrackChangesUseCase } from './formats/change-tracking/track-changes.usecase';
 import { Ffmpeg } from './formats/media/ffmpeg';
 import { ObjectStoreMediaArtifacts } from './formats/media/media-artifacts';
 import { MediaFormats } from './formats/media/media-formats';
+
+/** Injection token of the process's LlmPort. */
+export const LLM_PORT = Symbol('LLM_PORT');
 
 const HOUR = 3600 * 1000;
 /** A too-large zero-data-retention document waits this long at most for the gateway to read it. */
@@ -112,11 +118,24 @@ class OutboundLifecycle implements OnApplicationShutdown {
           transientMs: TRANSIENT_DOCUMENT_MS,
         }),
     },
+    // One LLM port per process: it owns the per-replica concurrency cap.
+    {
+      provide: LLM_PORT,
+      inject: [APP_CONFIG],
+      useFactory: (c: ScrapeEnv) => new OpenAiCompatibleLlm(llmConfigFrom(c)),
+    },
     { provide: SnapshotStore, inject: [Database], useFactory: (db: Database) => new PgSnapshotStore(db) },
     {
       provide: PageFormats,
-      inject: [APP_CONFIG, SnapshotStore, OutboundHttp, Messaging],
-      useFactory: (c: ScrapeEnv, snapshots: SnapshotStore, http: OutboundHttp, messaging: Messaging) =>
+      inject: [APP_CONFIG, SnapshotStore, OutboundHttp, Messaging, LLM_PORT, LOGGER],
+      useFactory: (
+        c: ScrapeEnv,
+        snapshots: SnapshotStore,
+        http: OutboundHttp,
+        messaging: Messaging,
+        llm: LlmPort,
+        logger: Logger,
+      ) =>
         new PageFormats(
           new TrackChangesUseCase(snapshots),
           new MediaFormats(
@@ -129,6 +148,9 @@ class OutboundLifecycle implements OnApplicationShutdown {
               publicBaseUrl: c.WDS_PUBLIC_BASE_URL,
               artifactSigning: artifactSigningOf(c),
             },
+          ),
+          new LlmFormats(llm, logger.child({ component: 'llm-formats' }), (event) =>
+            reportTokens(messaging, event),
           ),
         ),
     },

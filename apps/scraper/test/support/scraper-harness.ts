@@ -53,12 +53,15 @@ export async function startScraper(env: Record<string, string> = {}): Promise<Sc
     logger: createLogger({ service: 'test', level: 'fatal' }),
   });
 
-  const scrapeRaw = (teamId: string, options: ScrapeRequestInput) =>
-    client.request(
+  const scrapeRaw = (teamId: string, options: ScrapeRequestInput) => {
+    const parsed = ScrapeRequest.parse(options);
+    return client.request(
       SCRAPE_RPC.run,
-      { teamId, requestId: randomUUID(), jobId: randomUUID(), options: ScrapeRequest.parse(options) },
-      { timeoutMs: 90_000 },
+      { teamId, requestId: randomUUID(), jobId: randomUUID(), options: parsed },
+      // LLM formats on a CPU model may use a long scrape timeout.
+      { timeoutMs: Math.max(90_000, parsed.timeout + 30_000) },
     );
+  };
 
   const readChunks = async (teamId: string, ref: NonNullable<ScrapeResultReply['documentRef']>) => {
     const parts: Buffer[] = [];

@@ -1,5 +1,11 @@
 import { compile } from 'css-select';
-import { findFormat, ServiceError, type Document, type ScrapeRunRequest } from '@wds/contracts';
+import {
+  findFormat,
+  hasPerRequestFormat,
+  ServiceError,
+  type Document,
+  type ScrapeRunRequest,
+} from '@wds/contracts';
 import { decodeBody } from '@wds/outbound';
 import type { OutputFormat } from '../document/html-transformer';
 import type { FetchedPage } from '../engine/fetch-engine';
@@ -7,6 +13,7 @@ import type { RenderedPage } from '../engine/browser-engine';
 import { extractAttributes } from './attributes';
 import type { TrackChangesUseCase } from './change-tracking/track-changes.usecase';
 import type { MediaFormats } from './media/media-formats';
+import type { LlmFormats, LlmTokenReport } from './llm/llm-formats';
 
 type Options = ScrapeRunRequest['options'];
 
@@ -15,6 +22,8 @@ export interface PerRequestOutcome {
   fields: Partial<Document>;
   warnings: string[];
   credits: number;
+  /** Tokens the LLM formats spent (reported to billing by the caller). */
+  tokens: LlmTokenReport[];
 }
 
 export interface PerRequestInput {
@@ -38,10 +47,22 @@ export class PageFormats {
   constructor(
     private readonly changes: TrackChangesUseCase,
     private readonly media: MediaFormats | undefined,
+    private readonly llm?: LlmFormats,
   ) {}
+
+  /** Whether an LLM provider serves the LLM formats. */
+  get llmEnabled(): boolean {
+    return this.llm?.enabled ?? false;
+  }
+
+  /** Whether the request needs work after the page is obtained (never answered from a cached copy). */
+  isPerRequest(o: Options): boolean {
+    return hasPerRequestFormat(o.formats) || o.onlyCleanContent;
+  }
 
   /** Refuses, before anything is fetched, options of these formats that can never work. */
   validate(o: Options): void {
+    this.llm?.validate(o);
     const attributes = findFormat(o.formats, 'attributes');
     for (const { selector } of attributes?.selectors ?? []) {
       try {
@@ -61,6 +82,7 @@ export class PageFormats {
   /** The HTML transform's formats: markdown too when change tracking compares it. */
   transformFormats(o: Options, requested: Set<OutputFormat>): Set<OutputFormat> {
     if (findFormat(o.formats, 'changeTracking')) requested.add('markdown');
+    if (this.llm?.requested(o)) requested.add('markdown');
     return requested;
   }
 
@@ -79,7 +101,7 @@ export class PageFormats {
   /** `changeTracking`, `audio`, `video`: computed for this request, after the page is obtained. */
   async perRequest(input: PerRequestInput): Promise<PerRequestOutcome> {
     const o = input.cmd.options;
-    const out: PerRequestOutcome = { fields: {}, warnings: [], credits: 0 };
+    const out: PerRequestOutcome = { fields: {}, warnings: [], credits: 0, tokens: [] };
     const tracking = findFormat(o.formats, 'changeTracking');
     const media = this.mediaFormats(o);
     const work: Promise<void>[] = [];
@@ -126,6 +148,31 @@ export class PageFormats {
           out.warnings.push(...r.warnings);
           out.credits += r.credits;
         })(),
+      );
+    }
+    if (this.llm?.requested(o)) {
+      const llm = this.llm;
+      work.push(
+        llm
+          .execute({
+            billing: {
+              teamId: input.cmd.teamId,
+              jobId: input.cmd.jobId,
+              endpoint: input.cmd.usage?.endpoint ?? 'scrape',
+              apiKey: input.cmd.usage?.apiKey ?? null,
+            },
+            options: o,
+            zeroDataRetention: input.zeroDataRetention,
+            document: input.document,
+            url: o.url,
+            deadline: input.deadline,
+          })
+          .then((r) => {
+            Object.assign(out.fields, r.fields);
+            out.warnings.push(...r.warnings);
+            out.credits += r.credits;
+            out.tokens.push(...r.tokens);
+          }),
       );
     }
     await Promise.all(work);

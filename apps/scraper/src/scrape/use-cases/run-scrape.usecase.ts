@@ -61,7 +61,10 @@ export class RunScrapeUseCase {
   async execute(cmd: ScrapeRunRequest): Promise<DeliveredResult> {
     const started = this.now();
     const o = cmd.options;
-    const unsupported = unsupportedScrapeFeature(o, { browser: this.engines.hasBrowser });
+    const unsupported = unsupportedScrapeFeature(o, {
+      browser: this.engines.hasBrowser,
+      llm: this.formats.llmEnabled,
+    });
     if (unsupported) throw new ServiceError('BAD_REQUEST', unsupported.message, { field: unsupported.field });
     this.formats.validate(o);
     // Lockdown is treated as zero data retention: nothing about the request is kept.
@@ -125,7 +128,7 @@ export class RunScrapeUseCase {
       throw err;
     }
     const { page, built, outcome } = fetched;
-    const perRequest = hasPerRequestFormat(o.formats);
+    const perRequest = this.formats.isPerRequest(o);
     const fetchedAt = new Date(this.now());
     const extras = perRequest
       ? await this.formats.perRequest({
@@ -273,7 +276,7 @@ export class RunScrapeUseCase {
     activity: ScrapeActivity | undefined,
   ): Promise<DeliveredResult> {
     const cached = entry.document ?? (await decodeDocument(entry.documentGz));
-    const perRequest = hasPerRequestFormat(cmd.options.formats);
+    const perRequest = this.formats.isPerRequest(cmd.options);
     const extras = perRequest
       ? await this.formats.perRequest({
           cmd,
@@ -379,14 +382,9 @@ function joinWarnings(...warnings: (string | undefined)[]): string | undefined {
   return all.length > 0 ? all.join(' ') : undefined;
 }
 
-/** Drops markdown produced only for change tracking's comparison (the caller did not ask for it). */
+/** Drops markdown produced only for change tracking or the LLM formats (the caller did not ask for it). */
 function withRequestedFormats(o: ScrapeRunRequest['options'], document: Document): Document {
-  if (
-    document.markdown === undefined ||
-    !findFormat(o.formats, 'changeTracking') ||
-    findFormat(o.formats, 'markdown')
-  )
-    return document;
+  if (document.markdown === undefined || findFormat(o.formats, 'markdown')) return document;
   const { markdown: _unrequested, ...rest } = document;
   return rest;
 }

@@ -7,6 +7,8 @@ export const CrawlCreateResponse = z.object({
   success: z.literal(true),
   id: z.uuid(),
   url: z.string().describe('Status URL of the job'),
+  /** Set when options generated from `prompt` were dropped (invalid regular expressions, values). */
+  warning: z.string().optional(),
 });
 export type CrawlCreateResponse = z.output<typeof CrawlCreateResponse>;
 

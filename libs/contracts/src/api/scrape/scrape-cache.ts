@@ -61,7 +61,14 @@ export function scrapeCacheKey(o: KeyFields): string {
 
 type ReadFields = Pick<
   ScrapeRequest,
-  'zeroDataRetention' | 'lockdown' | 'minAge' | 'maxAge' | 'headers' | 'actions' | 'formats'
+  | 'zeroDataRetention'
+  | 'lockdown'
+  | 'minAge'
+  | 'maxAge'
+  | 'headers'
+  | 'actions'
+  | 'formats'
+  | 'onlyCleanContent'
 >;
 
 /**
@@ -80,7 +87,9 @@ export function readsScrapeCache(o: ReadFields, zeroDataRetention = false): bool
     o.maxAge > 0 &&
     Object.keys(o.headers ?? {}).length === 0 &&
     (o.actions?.length ?? 0) === 0 &&
-    !hasPerRequestFormat(o.formats)
+    !hasPerRequestFormat(o.formats) &&
+    // The LLM cleaning pass runs per request (its output is not part of the cached copy).
+    !o.onlyCleanContent
   );
 }
 

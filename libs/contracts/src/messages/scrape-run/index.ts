@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ScrapeRequest } from '../../api/scrape/scrape-request';
+import { ActivityEndpoint } from '../../api/team/team';
 import { EXACTLY_ONE_DOCUMENT, documentOrRefShape, hasExactlyOneDocument } from '../scrape-document';
 
 /** Scrape one page now; used by the gateway (POST /v2/scrape) and by crawl/batch page workers. */
@@ -18,6 +19,10 @@ export const ScrapeRunRequest = z.object({
   activity: z.object({ apiKey: z.string().min(1).max(64).nullable() }).optional(),
   /** W3C trace context of the caller, for services that cannot use message headers. */
   traceparent: z.string().optional(),
+  /** Whom the LLM tokens of this scrape are booked under (token usage); default: a scrape, no key. */
+  usage: z
+    .object({ endpoint: ActivityEndpoint, apiKey: z.string().min(1).max(64).nullable() })
+    .optional(),
 });
 export type ScrapeRunRequest = z.output<typeof ScrapeRunRequest>;
 export type ScrapeRunRequestInput = z.input<typeof ScrapeRunRequest>;

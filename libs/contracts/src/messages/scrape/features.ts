@@ -13,6 +13,9 @@ const FORMAT_NEEDS: Record<string, 'a browser' | 'an LLM'> = {
   highlights: 'an LLM',
 };
 
+/** Formats the scraper computes with the LLM port (apps/scraper formats/llm). */
+export const LLM_FORMATS = ['json', 'summary', 'question', 'highlights'] as const;
+
 /** Formats the browser engine (browser-pool) produces. */
 export const BROWSER_ENGINE_FORMATS = ['screenshot', 'branding'] as const;
 
@@ -20,7 +23,7 @@ export const BROWSER_ENGINE_FORMATS = ['screenshot', 'branding'] as const;
  * Formats the scraper computes per request, after the page is obtained: never answered from a copy
  * of a cache entry (change tracking compares with the team's previous snapshot; media artifacts expire).
  */
-export const PER_REQUEST_FORMATS = ['changeTracking', 'audio', 'video'] as const;
+export const PER_REQUEST_FORMATS = ['changeTracking', 'audio', 'video', ...LLM_FORMATS] as const;
 
 /** Whether the request asks for a format of {@link PER_REQUEST_FORMATS}. */
 export function hasPerRequestFormat(formats: Parameters<typeof normalizeFormats>[0] | undefined): boolean {
@@ -35,6 +38,11 @@ type FeatureFields = Pick<ScrapeRequest, 'formats' | 'actions' | 'waitFor' | 'pr
 export interface ScrapeCapabilities {
   /** A browser engine (browser-pool) renders pages: screenshots, actions, waitFor, profiles. */
   browser?: boolean;
+  /**
+   * An LLM provider is configured (formats json, summary, question, highlights; onlyCleanContent).
+   * The gateway passes true and lets the scraper, which owns the provider, refuse.
+   */
+  llm?: boolean;
 }
 
 /**
@@ -50,6 +58,7 @@ export function unsupportedScrapeFeature(
     const needs =
       f.type === 'changeTracking' ? (f.modes?.includes('json') ? 'an LLM' : undefined) : FORMAT_NEEDS[f.type];
     if (caps.browser && (BROWSER_ENGINE_FORMATS as readonly string[]).includes(f.type)) continue;
+    if (caps.llm && (LLM_FORMATS as readonly string[]).includes(f.type)) continue;
     if (needs) {
       return {
         field: 'formats',
@@ -60,7 +69,7 @@ export function unsupportedScrapeFeature(
       };
     }
   }
-  if (caps.browser) return unsupportedBeyondBrowser(o);
+  if (caps.browser) return unsupportedBeyondBrowser(o, caps);
   if ((o.actions?.length ?? 0) > 0) {
     return {
       field: 'actions',
@@ -79,7 +88,7 @@ export function unsupportedScrapeFeature(
       message: "'profile' needs a browser, which is not available for scrapes on this service",
     };
   }
-  if (o.onlyCleanContent) {
+  if (o.onlyCleanContent && !caps.llm) {
     return {
       field: 'onlyCleanContent',
       message: "'onlyCleanContent' needs an LLM, which is not available for scrapes on this service",
@@ -88,8 +97,11 @@ export function unsupportedScrapeFeature(
   return undefined;
 }
 
-function unsupportedBeyondBrowser(o: FeatureFields): { field: string; message: string } | undefined {
-  if (o.onlyCleanContent) {
+function unsupportedBeyondBrowser(
+  o: FeatureFields,
+  caps: ScrapeCapabilities,
+): { field: string; message: string } | undefined {
+  if (o.onlyCleanContent && !caps.llm) {
     return {
       field: 'onlyCleanContent',
       message: "'onlyCleanContent' needs an LLM, which is not available for scrapes on this service",
