@@ -427,11 +427,12 @@ describe('crawl and map through the stack', () => {
     expect((await call('GET', `/v2/crawl/${id}`)).body.status).toBe('cancelled');
     expect((await call('GET', `/v2/crawl/${crypto.randomUUID()}`)).status).toBe(404);
     expect((await call('POST', '/v2/crawl', { url: site.url, includePaths: ['[a-'] })).status).toBe(400);
+    // This stack runs without a model (WDS_LOCAL_MODEL=none): prompts are refused clearly.
     const prompt = await call('POST', '/v2/crawl', { url: site.url, prompt: 'only the docs' });
-    expect(prompt.status).toBe(503);
-    expect(prompt.body.error).toMatch(/LLM/);
+    expect(prompt.status).toBe(400);
+    expect(prompt.body.error).toMatch(/no LLM provider is configured/);
     expect((await call('POST', '/v2/crawl/params-preview', { url: site.url, prompt: 'docs' })).status).toBe(
-      503,
+      400,
     );
   }, 60_000);
 

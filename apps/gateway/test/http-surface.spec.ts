@@ -68,13 +68,14 @@ describe('gateway HTTP surface', () => {
       });
       expect(invalid.body.error).toContain('timeout');
 
-      // params-preview validates its body, then answers 503 (no LLM): reaching that proves the labels passed.
+      // params-preview validates its body, then answers 400 (no LLM provider configured in this
+      // gateway): reaching that proves the labels passed.
       const labelled = await call(gw.url, 'POST', '/v2/crawl/params-preview', {
         token: KEY,
         json: { url: 'https://example.com', prompt: 'docs', origin: 'js-sdk@4', integration: 'test' },
       });
-      expect(labelled.status).toBe(503);
-      expect(labelled.body.error).toMatch(/LLM/);
+      expect(labelled.status).toBe(400);
+      expect(labelled.body.error).toMatch(/no LLM provider is configured/);
     });
 
     it('answers unknown routes with 404 in the envelope', async () => {

@@ -1,7 +1,6 @@
 import {
   cacheHitMetadata,
   findFormat,
-  hasPerRequestFormat,
   normalizeFormats,
   readsScrapeCache,
   SCRAPE_INLINE_MAX_BYTES,

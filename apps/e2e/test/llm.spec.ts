@@ -1,0 +1,128 @@
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { freePort } from '@wds/local-infra';
+import { compileSchema } from '@wds/llm';
+import { listenLocal, type LocalServer } from './support/http';
+import { pythonSdk } from './support/python-sdk';
+import { startE2eStack, type E2eStack, type StackProcess } from './support/stack-process';
+
+// The LLM formats and crawl params-preview through the whole stack as `npm start` runs it, with
+// its embedded llama.cpp server (here SmolLM2-135M: plumbing, not quality), driven by both
+// official SDKs. CPU-bound: generous timeouts.
+
+const READY_TIMEOUT_MS = 300_000;
+const KEY = `e2e-llm-${randomBytes(16).toString('hex')}`;
+const PRODUCT = `<html><head><title>Blue Kettle</title></head><body><main><h1>Blue Kettle</h1>
+<p>The Blue Kettle costs 25 dollars and is in stock.</p></main></body></html>`;
+const PREVIEW_KEYS = [
+  'url',
+  'includePaths',
+  'excludePaths',
+  'maxDiscoveryDepth',
+  'crawlEntireDomain',
+  'allowExternalLinks',
+  'allowSubdomains',
+  'sitemap',
+  'ignoreQueryParameters',
+  'deduplicateSimilarURLs',
+  'delay',
+  'limit',
+];
+
+describe('LLM formats through the stack (Firecrawl JS and Python SDKs)', () => {
+  let e2e: E2eStack | undefined;
+  let stack: StackProcess;
+  let site: LocalServer;
+
+  beforeAll(async () => {
+    site = await listenLocal((req, res) => {
+      const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+      if (req.url === '/' || req.url === '/product') return html(PRODUCT);
+      if (req.url === '/blog')
+        return html(
+          '<html><body><a href="/blog/a">A</a> <a href="/blog/b">B</a> <a href="/about">About</a></body></html>',
+        );
+      if (req.url?.startsWith('/blog/') || req.url === '/about')
+        return html(`<html><body><h1>${req.url}</h1></body></html>`);
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    });
+    const port = await freePort();
+    e2e = await startE2eStack({
+      name: 'llm',
+      port,
+      readyTimeoutMs: READY_TIMEOUT_MS,
+      env: {
+        WDS_BOOTSTRAP_API_KEY: KEY,
+        WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
+        WDS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        WDS_BROWSER_ENABLED: 'false',
+        // npm start's embedded model, the small one.
+        WDS_LOCAL_MODEL: 'smollm2-135m',
+        WDS_LOCAL_MODEL_CONTEXT: '4096',
+        WDS_LLM_MAX_OUTPUT_TOKENS: '256',
+      },
+    });
+    stack = e2e.stack;
+  }, READY_TIMEOUT_MS + 60_000);
+
+  afterAll(async () => {
+    await e2e?.stop();
+    await site?.close();
+  });
+
+  it('JS SDK: json with a zod schema, summary, and crawlParamsPreview', async () => {
+    const { default: Firecrawl } = await import('@mendable/firecrawl-js');
+    // The SDK's own zod (v3), as an application using the SDK would import it.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { z } = require(
+      path.join(require.resolve('@mendable/firecrawl-js'), '..', '..', 'node_modules', 'zod'),
+    ) as typeof import('zod');
+    const client = new Firecrawl({ apiKey: KEY, apiUrl: stack.url, timeoutMs: 600_000 } as never);
+    const schema = z.object({ name: z.string(), price: z.number() });
+    const doc = await client.scrape(`${site.url}/product`, {
+      formats: [{ type: 'json', schema }, 'summary'],
+      timeout: 300_000,
+    });
+    expect(doc.json).toBeDefined();
+    expect(
+      compileSchema({
+        type: 'object',
+        properties: { name: { type: 'string' }, price: { type: 'number' } },
+        required: ['name', 'price'],
+      })(doc.json),
+    ).toBe(true);
+    expect(typeof doc.summary).toBe('string');
+    expect(doc.summary!.length).toBeGreaterThan(0);
+    expect(doc.markdown).toBeUndefined();
+    expect(doc.metadata?.creditsUsed).toBe(9);
+
+    const preview = await client.crawlParamsPreview(`${site.url}/`, 'Only the blog posts, at most 10 pages');
+    expect(preview.url).toBe(`${site.url}/`);
+    for (const k of Object.keys(preview)) expect([...PREVIEW_KEYS, 'warning']).toContain(k);
+    if (preview.limit !== undefined) expect(Number.isInteger(preview.limit)).toBe(true);
+    if (preview.delay !== undefined) expect(Number.isInteger(preview.delay)).toBe(true);
+  }, 900_000);
+
+  it('Python SDK: json with a schema, summary, and crawl_params_preview', async () => {
+    const sdk = await pythonSdk();
+    const run = await sdk.run(
+      `
+      c = client(timeout=600)
+      doc = c.scrape(${JSON.stringify(`${site.url}/product`)}, formats=[{"type": "json", "schema": {"type": "object", "properties": {"name": {"type": "string"}, "price": {"type": "number"}}, "required": ["name", "price"]}}, "summary"], timeout=300000)
+      p = c.crawl_params_preview(${JSON.stringify(`${site.url}/`)}, "Only the blog posts, at most 10 pages")
+      emit({"json": doc.json, "summary": doc.summary, "preview": p})
+      `,
+      { apiUrl: stack.url, apiKey: KEY, timeoutMs: 900_000 },
+    );
+    const r = run.result as {
+      json: Record<string, unknown>;
+      summary: string;
+      preview: Record<string, unknown>;
+    };
+    expect(typeof r.json.name).toBe('string');
+    expect(typeof r.json.price).toBe('number');
+    expect(r.summary.length).toBeGreaterThan(0);
+    expect(r.preview).toBeDefined();
+    if (r.preview.limit != null) expect(Number.isInteger(r.preview.limit)).toBe(true);
+  }, 900_000);
+});
