@@ -60,6 +60,8 @@ describe('LLM formats through the stack (Firecrawl JS and Python SDKs)', () => {
         WDS_LOCAL_MODEL: 'smollm2-135m',
         WDS_LOCAL_MODEL_CONTEXT: '4096',
         WDS_LLM_MAX_OUTPUT_TOKENS: '256',
+        // CPU-bound on a shared machine: no attempt is cut short.
+        WDS_LLM_TIMEOUT_MS: '900000',
       },
     });
     stack = e2e.stack;

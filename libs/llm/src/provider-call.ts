@@ -1,4 +1,5 @@
 import { context, trace } from '@opentelemetry/api';
+import { Agent, fetch } from 'undici';
 import { LlmError } from './errors';
 import { abortError } from './semaphore';
 import { endChatSpan, startChatSpan } from './telemetry';
@@ -35,6 +36,13 @@ interface ChatCompletionBody {
   usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
   error?: { message?: string; type?: string; code?: string | number };
 }
+
+/**
+ * Connections to providers. A CPU model may take minutes before its first byte (the answer is not
+ * streamed), longer than undici's default 300 s headers timeout: the per-attempt timeout below is
+ * the only limit.
+ */
+const dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 30_000 });
 
 const BASE_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 20_000;
@@ -80,6 +88,7 @@ export async function callProvider(call: ProviderCall): Promise<ProviderAnswer> 
           },
           body,
           signal: attemptSignal,
+          dispatcher,
         }),
       );
       const text = await res.text();

@@ -8,8 +8,9 @@ import { LlmError } from './errors';
  * zod-to-json-schema) or 2020-12 (zod 4's toJSONSchema); `$schema` picks the dialect. Unknown
  * keywords are tolerated (strict: false) since real-world schemas carry `title`, `examples`, ….
  */
-const draft7 = addFormats(new Ajv({ strict: false, allErrors: true }));
-const draft2020 = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+// Created on first use: building an Ajv instance compiles its meta-schemas (costly at service start).
+let draft7: Ajv | undefined;
+let draft2020: Ajv2020 | undefined;
 const cache = new Map<string, ValidateFunction>();
 const MAX_CACHE = 500;
 
@@ -18,7 +19,10 @@ export function compileSchema(schema: Record<string, unknown>): ValidateFunction
   const hit = cache.get(key);
   if (hit) return hit;
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  const ajv = dialect.includes('2020-12') || dialect.includes('2019-09') ? draft2020 : draft7;
+  const ajv =
+    dialect.includes('2020-12') || dialect.includes('2019-09')
+      ? (draft2020 ??= addFormats(new Ajv2020({ strict: false, allErrors: true })))
+      : (draft7 ??= addFormats(new Ajv({ strict: false, allErrors: true })));
   const { $schema: _ignored, ...rest } = schema;
   let fn: ValidateFunction;
   try {

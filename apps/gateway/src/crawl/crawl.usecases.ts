@@ -29,8 +29,8 @@ export const LLM_NOT_CONFIGURED =
 export const PREVIEW_FAILED = 'Failed to process natural language prompt. Please try rephrasing.';
 export const PROMPT_FAILED =
   'Failed to process natural language prompt. Please try rephrasing or use explicit crawler options.';
-/** Longest a prompt's option generation may take (map sample + model). */
-const GENERATE_TIMEOUT_MS = 240_000;
+/** Time for the site sample (map) on top of one model attempt. */
+const MAP_SAMPLE_MS = 60_000;
 
 /** The crawl endpoints: validation and authorisation here, the work in the crawler service. */
 @Injectable()
@@ -47,7 +47,11 @@ export class CrawlUseCases {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.jobs = new JobEndpoints(messaging, CRAWL_RPC, '/v2/crawl', config.WDS_PUBLIC_BASE_URL);
+    this.generateTimeoutMs = config.WDS_LLM_TIMEOUT_MS + MAP_SAMPLE_MS;
   }
+
+  /** Longest a prompt's option generation may take: the map sample and one model attempt. */
+  private readonly generateTimeoutMs: number;
 
   async create(req: FastifyRequest, team: AuthenticatedTeam, body: unknown): Promise<CrawlCreateResponse> {
     let request = validate(CrawlRequest, body, 'body');
@@ -115,7 +119,7 @@ export class CrawlUseCases {
         teamId: team.teamId,
         url,
         prompt,
-        signal: AbortSignal.timeout(GENERATE_TIMEOUT_MS),
+        signal: AbortSignal.timeout(this.generateTimeoutMs),
       });
     } catch (err) {
       if (!(err instanceof LlmError)) throw err;

@@ -61,6 +61,8 @@ describe('scraper: LLM formats against a real model server', () => {
       WDS_LLM_CONTEXT_TOKENS: '2048',
       WDS_LLM_MAX_OUTPUT_TOKENS: '400',
     });
+    // The recorder creates the stream on its first publish; the test's consumer needs it now.
+    await scraper.client.ensureStreams([STREAMS.WDS_ACTIVITY_V1]);
     consumer = await scraper.client
       .consume(
         ACTIVITY,
@@ -74,8 +76,7 @@ describe('scraper: LLM formats against a real model server', () => {
         async (batch) => {
           tokens.push(...batch.tokens);
         },
-      )
-      .catch(() => undefined);
+      );
   }, MODEL_SERVER_START_TIMEOUT_MS);
 
   afterAll(async () => {
