@@ -25,13 +25,17 @@ export async function startFaultProxy(targetBaseUrl: string): Promise<FaultProxy
     headers: {},
   };
   let rewrite = { count: 0, content: '' };
-  let inFlight = 0;
+  // Requests are counted per epoch (resetStats starts one), so a request still running from an
+  // earlier test does not count as in flight for the next.
+  let epoch = 0;
+  const inFlight = new Map<number, number>();
   const state = { requests: 0, maxInFlight: 0 };
   const server = http.createServer((req, res) => {
+    const mine = epoch;
     state.requests++;
-    inFlight++;
-    state.maxInFlight = Math.max(state.maxInFlight, inFlight);
-    res.on('close', () => inFlight--);
+    inFlight.set(mine, (inFlight.get(mine) ?? 0) + 1);
+    if (mine === epoch) state.maxInFlight = Math.max(state.maxInFlight, inFlight.get(mine)!);
+    res.on('close', () => inFlight.set(mine, inFlight.get(mine)! - 1));
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -87,6 +91,7 @@ export async function startFaultProxy(targetBaseUrl: string): Promise<FaultProxy
       rewrite = { count, content };
     },
     resetStats() {
+      epoch++;
       state.requests = 0;
       state.maxInFlight = 0;
     },

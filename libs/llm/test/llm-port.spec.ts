@@ -19,7 +19,7 @@ import { startFaultProxy, type FaultProxy } from './fault-proxy';
 
 // Real llama.cpp server with SmolLM2-135M: plumbing, not answer quality. CPU-bound on a shared
 // machine, so each test gets a generous budget.
-jest.setTimeout(180_000);
+jest.setTimeout(600_000);
 const exporter = new InMemorySpanExporter();
 trace.setGlobalTracerProvider(
   new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
