@@ -105,8 +105,6 @@ export interface RunningModelServer extends RunningServer {
   contextTokens: number;
   parallel: number;
   logFile: string;
-  /** Resolves with the exit code (or signal) when the server process ends, asked to or not. */
-  exited: Promise<string>;
 }
 
 function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
@@ -150,9 +148,6 @@ export async function startModelServer(opts: ModelServerOptions): Promise<Runnin
   const out = fs.openSync(logFile, 'a');
   const child = spawn(runtime.python, args, { stdio: ['ignore', out, out] });
   fs.closeSync(out);
-  const exited = new Promise<string>((resolve) =>
-    child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `code ${code}`)),
-  );
   const baseUrl = `http://127.0.0.1:${port}/v1`;
   const deadline = Date.now() + (opts.startTimeoutMs ?? 120_000);
   for (;;) {
@@ -186,7 +181,6 @@ export async function startModelServer(opts: ModelServerOptions): Promise<Runnin
     contextTokens,
     parallel,
     logFile,
-    exited,
     stop: () => stopChild(child),
   };
 }

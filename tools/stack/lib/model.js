@@ -94,7 +94,8 @@ class EmbeddedModel {
     });
     this.server = server;
     if (server.pid) this.onSpawn('llm', server.pid);
-    void server.exited.then((how) => {
+    void server.exited.then((exit) => {
+      const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
       if (this.stopping) return;
       this.failures = Date.now() - startedAt > STABLE_AFTER_MS ? 1 : this.failures + 1;
       const delay = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** (this.failures - 1));
