@@ -62,6 +62,8 @@ describe('LLM formats through the stack (Firecrawl JS and Python SDKs)', () => {
         WDS_LLM_MAX_OUTPUT_TOKENS: '256',
         // CPU-bound on a shared machine: no attempt is cut short.
         WDS_LLM_TIMEOUT_MS: '900000',
+        // Every service (docs-search indexes its docs at start) and the model must be up first.
+        WDS_START_TIMEOUT_MS: '600000',
       },
     });
     stack = e2e.stack;

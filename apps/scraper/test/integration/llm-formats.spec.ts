@@ -87,7 +87,7 @@ describe('scraper: LLM formats against a real model server', () => {
   });
 
   const scrape = (teamId: string, body: Record<string, unknown>) =>
-    scraper.scrape(teamId, { url: `${base}/product`, timeout: 240_000, ...body });
+    scraper.scrape(teamId, { url: `${base}/product`, timeout: 300_000, ...body });
 
   it('json with a schema: schema-valid data, 5 credits, tokens reported; markdown only when asked', async () => {
     const teamId = `team-${randomUUID()}`;
@@ -114,6 +114,8 @@ describe('scraper: LLM formats against a real model server', () => {
     const arr = await scrape('t', {
       formats: [{ type: 'json', schema: { type: 'array', items: { type: 'string' }, maxItems: 3 } }],
     });
+    // A model that missed the deadline (CPU contention) says so here rather than as a bare mismatch.
+    expect(arr.document.warning).toBeUndefined();
     expect(Array.isArray(arr.document.json)).toBe(true);
     const bare = await scrape('t', { formats: [{ type: 'json', schema: { name: { type: 'string' } } }] });
     expect(typeof (bare.document.json as { name: unknown }).name).toBe('string');
@@ -128,6 +130,7 @@ describe('scraper: LLM formats against a real model server', () => {
         { type: 'highlights', query: 'price' },
       ],
     });
+    expect(r.document.warning ?? '').not.toMatch(/failed/);
     expect(typeof r.document.summary).toBe('string');
     expect(r.document.summary!.length).toBeGreaterThan(0);
     expect(typeof r.document.answer).toBe('string');
