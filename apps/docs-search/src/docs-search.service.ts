@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { buildOpenApiDocument, DOCS_SEARCH_RPC } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
@@ -9,7 +9,7 @@ import { collectSources, findDocsRoot } from './corpus/collect-sources';
 import { openApiPassages } from './corpus/openapi-passages';
 import type { Passage } from './corpus/passage';
 import { splitMarkdown } from './corpus/split-markdown';
-import { buildIndex } from './index/build-index';
+import { embedMissing, syncPassages } from './index/build-index';
 import { PassageStore } from './index/passage-store';
 import { Retriever } from './search/retriever';
 
@@ -24,12 +24,17 @@ export function publishedPassages(root: string): Passage[] {
 }
 
 /**
- * Start-up: brings the index in line with the shipped docs (only what changed), then serves the
- * ask RPC. Nest runs this before the service listens and registers for discovery, so `GET /health`
- * counts docs-search only once it can answer.
+ * Start-up: brings the text index in line with the shipped docs (only what changed, well under a
+ * second), then serves the ask RPC. Nest runs this before the service listens and registers for
+ * discovery, so `GET /health` counts docs-search once it can answer. Missing vectors (new or
+ * changed passages) are computed afterwards in the background; until they are, answers rank by
+ * full text alone, and the hybrid ranking switches on when they are done.
  */
 @Injectable()
-export class DocsSearchService implements OnApplicationBootstrap {
+export class DocsSearchService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private stopping = false;
+  private embedding: Promise<void> | undefined;
+
   constructor(
     private readonly store: PassageStore,
     private readonly retriever: Retriever,
@@ -39,12 +44,37 @@ export class DocsSearchService implements OnApplicationBootstrap {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
+  /** Resolves when the background embedding has finished (tests, benchmarks). */
+  vectorsReady(): Promise<void> {
+    return this.embedding ?? Promise.resolve();
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     const root = this.config.WDS_DOCS_ROOT ?? findDocsRoot(__dirname);
     if (!root) throw new Error('cannot find the documentation to index: set WDS_DOCS_ROOT');
-    const stats = await buildIndex(this.store, publishedPassages(root), this.retriever.embedder);
+    const stats = await syncPassages(this.store, publishedPassages(root));
     await this.retriever.refresh();
-    this.logger.info({ root, ...stats, hybrid: this.retriever.hybrid }, 'documentation index up to date');
+    this.logger.info({ root, ...stats }, 'documentation index up to date');
     this.messaging.serve(DOCS_SEARCH_RPC.ask, (req) => this.ask.execute(req));
+    const embedder = this.retriever.embedder;
+    if (embedder) {
+      this.embedding = (async () => {
+        const t0 = Date.now();
+        const embedded = await embedMissing(this.store, embedder, { shouldStop: () => this.stopping });
+        if (this.stopping) return;
+        await this.retriever.refresh();
+        this.logger.info(
+          { embedded, ms: Date.now() - t0, hybrid: this.retriever.hybrid },
+          'documentation vectors up to date',
+        );
+      })().catch((err: unknown) => {
+        this.logger.error({ err }, 'computing documentation vectors failed; ranking by full text only');
+      });
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    await this.embedding;
   }
 }

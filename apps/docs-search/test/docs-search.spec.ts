@@ -11,7 +11,7 @@ import { NO_MODEL_WARNING } from '../src/answer/ask-docs.usecase';
 import { AppModule } from '../src/app.module';
 import { DocsSearchConfig } from '../src/config';
 import { findDocsRoot } from '../src/corpus/collect-sources';
-import { publishedPassages } from '../src/docs-search.service';
+import { DocsSearchService, publishedPassages } from '../src/docs-search.service';
 import { buildIndex } from '../src/index/build-index';
 import { Embedder } from '../src/index/embedder';
 import { PassageStore } from '../src/index/passage-store';
@@ -79,7 +79,7 @@ describe('docs-search index (real PostgreSQL, all-MiniLM-L6-v2 on onnxruntime)',
     const first = await buildIndex(store, passages(), embedder);
     const total = first.passages;
     expect(first).toMatchObject({ added: total, updated: 0, removed: 0, unchanged: 0, embedded: total });
-    const refs = (await store.vectors()).map((v) => v.ref);
+    const refs = (await store.vectors(embedder.modelId)).map((v) => v.ref);
     expect(refs).toEqual(
       expect.arrayContaining([
         'docs/webhooks.md#retry-schedule',
@@ -108,8 +108,13 @@ describe('docs-search index (real PostgreSQL, all-MiniLM-L6-v2 on onnxruntime)',
       (await store.get(['docs/webhooks.md#retry-schedule'])).get('docs/webhooks.md#retry-schedule')?.body,
     ).toContain('30 min');
 
-    // Without the model the same passages are re-hashed (vectors of another model are never mixed in).
-    expect(await buildIndex(store, passages(), undefined)).toMatchObject({ updated: total - 1, embedded: 0 });
+    // Text rows are kept whatever the model; vectors of another model are recomputed, not mixed in.
+    expect(await buildIndex(store, passages(), undefined)).toMatchObject({
+      unchanged: total - 1,
+      embedded: 0,
+    });
+    expect(await store.countWithoutVector('another-model')).toBe(total - 1);
+    expect(await store.countWithoutVector(embedder.modelId)).toBe(0);
     fs.rmSync(root, { recursive: true, force: true });
   });
 
@@ -194,6 +199,11 @@ describe('docs-search service over NATS', () => {
 
   it('answers extractively, citing retrieved passages, when no language model is configured', async () => {
     const service = await start({});
+    // It answers from the text index at once; the vectors follow in the background.
+    await service.app.get(DocsSearchService).vectorsReady();
+    expect(
+      await service.app.get(PassageStore).countWithoutVector(service.app.get(Retriever).embedder!.modelId),
+    ).toBe(0);
     const res = await ask(service, 'How often is a failed webhook delivery retried?');
     expect(res.warning).toBe(NO_MODEL_WARNING);
     expect(res.evidence[0]).toMatchObject({ pathOrUrl: 'docs/webhooks.md#retry-schedule' });

@@ -98,6 +98,32 @@ describe('the stack started by `npm start`', () => {
     expect(authed.body).toEqual({ success: true, crawls: expect.any(Array) });
   });
 
+  it('answers a question about the platform from its docs, with citations (docs search)', async () => {
+    const { status, body } = await call(stack, 'POST', '/v2/support/docs-search', {
+      key: BOOTSTRAP_KEY,
+      body: { question: 'How often is a failed webhook delivery retried?' },
+    });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ success: true, answer: expect.any(String), durationMs: expect.any(Number) });
+    expect(body.requestId).toEqual(expect.any(String));
+    expect(body.evidence.length).toBeGreaterThan(0);
+    expect(body.evidence.map((e: { pathOrUrl: string }) => e.pathOrUrl)).toContain(
+      'docs/webhooks.md#retry-schedule',
+    );
+    for (const e of body.evidence) expect(e.reason).toEqual(expect.any(String));
+    expect(body.usage).toEqual({
+      inputTokens: expect.any(Number),
+      outputTokens: expect.any(Number),
+      totalTokens: expect.any(Number),
+    });
+    const empty = await call(stack, 'POST', '/v2/support/docs-search', {
+      key: BOOTSTRAP_KEY,
+      body: { question: ' ' },
+    });
+    expect(empty.status).toBe(400);
+    expectEnvelope(empty.body);
+  });
+
   it('scrapes a page of the fixture site end to end over HTTP', async () => {
     const { status, body } = await call(stack, 'POST', '/v2/scrape', {
       key: BOOTSTRAP_KEY,

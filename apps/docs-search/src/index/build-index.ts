@@ -9,14 +9,13 @@ export interface IndexStats {
   updated: number;
   removed: number;
   unchanged: number;
-  embedded: number;
   ms: number;
 }
 
-/** What a passage's row is built from; a change of any part (or of the embedding model) re-indexes it. */
-export function contentHash(p: Passage, modelId: string | undefined): string {
+/** What a passage's row is built from; a change of any part re-indexes it (and drops its vector). */
+export function contentHash(p: Passage): string {
   return createHash('sha256')
-    .update(JSON.stringify([p.source, p.title, p.body, p.lineStart, p.lineEnd, modelId ?? 'text-only']))
+    .update(JSON.stringify([p.source, p.title, p.body, p.lineStart, p.lineEnd]))
     .digest('hex');
 }
 
@@ -26,15 +25,11 @@ export function embeddingText(p: Passage): string {
 }
 
 /**
- * Brings the stored index in line with `passages`: rows whose content hash is unchanged are left
- * alone, changed and new rows are (re-)embedded and written, rows no longer published are deleted,
- * all in one transaction under the index lock.
+ * Brings the stored text index in line with `passages` (fast: no model involved): rows whose
+ * content hash is unchanged are left alone with their vectors, changed and new rows are written
+ * without a vector, rows no longer published are deleted, in one transaction under the index lock.
  */
-export async function buildIndex(
-  store: PassageStore,
-  passages: Passage[],
-  embedder: Embedder | undefined,
-): Promise<IndexStats> {
+export async function syncPassages(store: PassageStore, passages: Passage[]): Promise<IndexStats> {
   const t0 = Date.now();
   const unique = new Map<string, Passage>();
   for (const p of passages) if (!unique.has(p.ref)) unique.set(p.ref, p);
@@ -44,17 +39,13 @@ export async function buildIndex(
     let unchanged = 0;
     let added = 0;
     for (const p of unique.values()) {
-      const hash = contentHash(p, embedder?.modelId);
+      const hash = contentHash(p);
       const before = stored.get(p.ref);
       if (before === hash) unchanged++;
       else {
         if (before === undefined) added++;
         changed.push({ ...p, contentHash: hash });
       }
-    }
-    if (embedder && changed.length) {
-      const vectors = await embedder.embed(changed.map(embeddingText));
-      changed.forEach((p, i) => (p.embedding = vectors[i]));
     }
     const removed = [...stored.keys()].filter((ref) => !unique.has(ref));
     await store.upsert(q, changed);
@@ -65,8 +56,45 @@ export async function buildIndex(
       updated: changed.length - added,
       removed: removed.length,
       unchanged,
-      embedded: embedder ? changed.length : 0,
       ms: Date.now() - t0,
     };
   });
+}
+
+/**
+ * Computes the vectors that are missing (new or changed rows, or made by another model), a batch
+ * at a time so the process keeps answering meanwhile; a row whose text changed in between keeps
+ * no stale vector. Returns how many rows got one. `shouldStop` ends the work between batches.
+ */
+export async function embedMissing(
+  store: PassageStore,
+  embedder: Embedder,
+  opts: { batch?: number; shouldStop?: () => boolean } = {},
+): Promise<number> {
+  let done = 0;
+  for (;;) {
+    if (opts.shouldStop?.()) return done;
+    const rows = await store.withoutVector(embedder.modelId, opts.batch ?? 16);
+    if (!rows.length) return done;
+    const vectors = await embedder.embed(rows.map(embeddingText));
+    await store.setVectors(
+      rows.map((r, i) => ({ ref: r.ref, contentHash: r.contentHash, embedding: vectors[i] })),
+      embedder.modelId,
+    );
+    done += rows.length;
+    // Let queued requests (an ask, a probe) run between batches.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Text rows, then every missing vector: the whole index at once (tests, the benchmark). */
+export async function buildIndex(
+  store: PassageStore,
+  passages: Passage[],
+  embedder: Embedder | undefined,
+): Promise<IndexStats & { embedded: number }> {
+  const stats = await syncPassages(store, passages);
+  const t0 = Date.now();
+  const embedded = embedder ? await embedMissing(store, embedder) : 0;
+  return { ...stats, embedded, ms: stats.ms + Date.now() - t0 };
 }

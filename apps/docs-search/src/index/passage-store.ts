@@ -3,7 +3,6 @@ import type { Passage } from '../corpus/passage';
 
 export interface StoredPassage extends Passage {
   contentHash: string;
-  embedding?: Float32Array;
 }
 
 interface Row {
@@ -13,6 +12,17 @@ interface Row {
   body: string;
   line_start: number;
   line_end: number;
+}
+
+function toPassage(r: Row): Passage {
+  return {
+    ref: r.ref,
+    source: r.source,
+    title: r.title,
+    body: r.body,
+    lineStart: r.line_start,
+    lineEnd: r.line_end,
+  };
 }
 
 /** A question term in a passage's heading trail counts as this many occurrences in its body. */
@@ -47,17 +57,18 @@ export class PassageStore {
     return new Map(res.rows.map((r) => [r.ref, r.content_hash]));
   }
 
+  /** Writes changed rows; a row whose text changed loses its vector until it is embedded again. */
   async upsert(q: Queryable, rows: StoredPassage[]): Promise<void> {
     const CHUNK = 200;
     for (let i = 0; i < rows.length; i += CHUNK) {
       const part = rows.slice(i, i + CHUNK);
       await q.query(
-        `INSERT INTO docs_search.passages (ref, source, title, body, line_start, line_end, content_hash, embedding)
+        `INSERT INTO docs_search.passages (ref, source, title, body, line_start, line_end, content_hash)
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(ref text, source text, title text, body text,
-           line_start int, line_end int, content_hash text, embedding real[])
+           line_start int, line_end int, content_hash text)
          ON CONFLICT (ref) DO UPDATE SET source = EXCLUDED.source, title = EXCLUDED.title, body = EXCLUDED.body,
            line_start = EXCLUDED.line_start, line_end = EXCLUDED.line_end, content_hash = EXCLUDED.content_hash,
-           embedding = EXCLUDED.embedding, indexed_at = now()`,
+           embedding = NULL, embedding_model = NULL, indexed_at = now()`,
         [
           JSON.stringify(
             part.map((p) => ({
@@ -68,7 +79,6 @@ export class PassageStore {
               line_start: p.lineStart,
               line_end: p.lineEnd,
               content_hash: p.contentHash,
-              embedding: p.embedding ? Array.from(p.embedding) : null,
             })),
           ),
         ],
@@ -76,14 +86,52 @@ export class PassageStore {
     }
   }
 
+  /** Rows without a vector of `model`, in a stable order. */
+  async withoutVector(model: string, limit: number): Promise<StoredPassage[]> {
+    const res = await this.db.query<Row & { content_hash: string }>(
+      `SELECT ref, source, title, body, line_start, line_end, content_hash FROM docs_search.passages
+       WHERE embedding IS NULL OR embedding_model IS DISTINCT FROM $1 ORDER BY ref LIMIT $2`,
+      [model, limit],
+    );
+    return res.rows.map((r) => ({ ...toPassage(r), contentHash: r.content_hash }));
+  }
+
+  /** Stores vectors, each only if its row still has the text it was computed from. */
+  async setVectors(
+    rows: { ref: string; contentHash: string; embedding: Float32Array }[],
+    model: string,
+  ): Promise<void> {
+    await this.db.query(
+      `UPDATE docs_search.passages p SET embedding = x.embedding, embedding_model = $2
+       FROM jsonb_to_recordset($1::jsonb) AS x(ref text, content_hash text, embedding real[])
+       WHERE p.ref = x.ref AND p.content_hash = x.content_hash`,
+      [
+        JSON.stringify(
+          rows.map((r) => ({ ref: r.ref, content_hash: r.contentHash, embedding: Array.from(r.embedding) })),
+        ),
+        model,
+      ],
+    );
+  }
+
+  /** Rows still waiting for a vector of `model`. */
+  async countWithoutVector(model: string): Promise<number> {
+    const res = await this.db.query<{ n: string }>(
+      'SELECT count(*) AS n FROM docs_search.passages WHERE embedding IS NULL OR embedding_model IS DISTINCT FROM $1',
+      [model],
+    );
+    return Number(res.rows[0].n);
+  }
+
   async delete(q: Queryable, refs: string[]): Promise<void> {
     if (refs.length) await q.query('DELETE FROM docs_search.passages WHERE ref = ANY($1::text[])', [refs]);
   }
 
-  /** Every stored vector, for exact cosine ranking in memory (a few thousand × 384 floats). */
-  async vectors(): Promise<{ ref: string; embedding: Float32Array }[]> {
+  /** Every stored vector of `model`, for exact cosine ranking in memory (a few thousand × 384 floats). */
+  async vectors(model: string): Promise<{ ref: string; embedding: Float32Array }[]> {
     const res = await this.db.query<{ ref: string; embedding: number[] }>(
-      'SELECT ref, embedding FROM docs_search.passages WHERE embedding IS NOT NULL ORDER BY ref',
+      'SELECT ref, embedding FROM docs_search.passages WHERE embedding IS NOT NULL AND embedding_model = $1 ORDER BY ref',
+      [model],
     );
     return res.rows.map((r) => ({ ref: r.ref, embedding: Float32Array.from(r.embedding) }));
   }

@@ -52,7 +52,7 @@ export class Retriever {
 
   /** Reloads the vectors after the index changed. */
   async refresh(): Promise<void> {
-    this.vectors = this.embedder ? await this.store.vectors() : [];
+    this.vectors = this.embedder ? await this.store.vectors(this.embedder.modelId) : [];
   }
 
   async retrieve(question: string, k: number): Promise<Retrieved[]> {

@@ -42,6 +42,9 @@ export class StackProcess {
       WDS_E2E_MARK: opts.mark,
       // No embedded LLM unless a test asks for one (it costs a model load per stack).
       WDS_LOCAL_MODEL: 'none',
+      // docs-search ranks by full text unless a suite asks for its embedding model: computing the
+      // vectors of the whole reference costs ~40 s of CPU in every stack otherwise.
+      WDS_DOCS_EMBEDDING_DIR: '',
       ...opts.env,
     };
     // The stack must start its own servers, as `npm start` does on a developer machine, unless the
