@@ -17,6 +17,7 @@ const { metricNamesInDashboard, prometheusNames, EXTERNAL_METRIC_PREFIXES } = re
 // deploy/Dockerfile: `COPY package.json package-lock.json tsconfig.*.json`, `COPY libs`, `COPY apps`,
 // minus deploy/Dockerfile.dockerignore.
 const BUILD_FILES = [
+  '.npmrc',
   'package.json',
   'package-lock.json',
   'tsconfig.base.json',
@@ -128,7 +129,7 @@ async function imageChecks(t, { root }) {
       'image build stage natively: npm ci, tsc -b, npm prune --omit=dev (deploy/Dockerfile)',
       async () => {
         fs.mkdirSync(build);
-        for (const f of BUILD_FILES)
+        for (const f of BUILD_FILES.filter((b) => fs.existsSync(path.join(root, b))))
           copyTree(path.join(root, f), path.join(build, f), (rel) => !IGNORED.test(rel));
         const env = {
           ...process.env,
