@@ -167,6 +167,9 @@ async function imageChecks(t, { root }) {
         for (const f of RUNTIME_FROM_BUILD) copyTree(path.join(build, f), path.join(runtime, f));
         copyTree(path.join(root, 'deploy', 'migrate.js'), path.join(runtime, 'deploy', 'migrate.js'));
         copyTree(path.join(root, 'docs'), path.join(runtime, 'docs'));
+        for (const f of ['README.md', 'charts/README.md', 'tools/stack/README.md']) {
+          copyTree(path.join(root, f), path.join(runtime, f));
+        }
         for (const dev of ['typescript', 'jest', 'nx']) {
           assert(
             !fs.existsSync(path.join(runtime, 'node_modules', dev)),
@@ -212,6 +215,8 @@ async function imageChecks(t, { root }) {
       PATH: process.env.PATH,
       HOME: path.join(work, 'home'),
       NODE_ENV: 'production',
+      // The Dockerfile's ENV.
+      WDS_DOCS_ROOT: runtime,
       NATS_URL: nats.url,
       DATABASE_URL: pg.url,
       LOG_LEVEL: 'warn',
