@@ -30,6 +30,7 @@ import { LlmFormats } from './formats/llm/llm-formats';
 import { llmConfigFrom, OpenAiCompatibleLlm, type LlmPort } from '@wds/llm';
 import { reportTokens } from '@wds/credits';
 import { PgSnapshotStore, SnapshotStore } from './formats/change-tracking/snapshot-store';
+import { JsonChanges } from './formats/change-tracking/json-changes';
 import { TrackChangesUseCase } from './formats/change-tracking/track-changes.usecase';
 import { Ffmpeg } from './formats/media/ffmpeg';
 import { ObjectStoreMediaArtifacts } from './formats/media/media-artifacts';
@@ -137,7 +138,7 @@ class OutboundLifecycle implements OnApplicationShutdown {
         logger: Logger,
       ) =>
         new PageFormats(
-          new TrackChangesUseCase(snapshots),
+          new TrackChangesUseCase(snapshots, llm.enabled ? new JsonChanges(llm) : undefined),
           new MediaFormats(
             http,
             new Ffmpeg(),

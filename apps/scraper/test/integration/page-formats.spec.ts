@@ -186,6 +186,15 @@ ${state.version >= 3 ? '<p>New: Sprocket costs 3 euros.</p>' : ''}</main></body>
     expect(statuses).toEqual(['new', 'same', 'same', 'same', 'same', 'same', 'same', 'same']);
   });
 
+  it("refuses changeTracking's json mode before fetching when no LLM is configured", async () => {
+    await expect(
+      scraper.scrape(team(), {
+        url: `${base}/never-fetched`,
+        formats: [{ type: 'changeTracking', modes: ['json'] }],
+      }),
+    ).rejects.toMatchObject({ code: 'BAD_REQUEST', message: expect.stringMatching(/needs an LLM/) });
+  });
+
   it('keeps no snapshot under zero data retention and says so', async () => {
     const t = team();
     const reply = await scraper.scrapeRaw(t, {

@@ -117,10 +117,14 @@ export class PageFormats {
             statusCode: input.statusCode,
             fetchedAt: input.fetchedAt,
             zeroDataRetention: input.zeroDataRetention,
+            signal: AbortSignal.timeout(Math.max(1, input.deadline - Date.now())),
           })
           .then((r) => {
             if (r.changeTracking) out.fields.changeTracking = r.changeTracking;
             if (r.warning) out.warnings.push(r.warning);
+            out.credits += r.credits ?? 0;
+            if (r.usage && r.usage.totalTokens > 0)
+              out.tokens.push({ feature: 'changeTracking', usage: r.usage, model: r.model });
           }),
       );
     }

@@ -56,7 +56,11 @@ export function unsupportedScrapeFeature(
   for (const f of normalizeFormats(o.formats)) {
     // Change tracking compares snapshots deterministically; only its `json` mode asks a model.
     const needs =
-      f.type === 'changeTracking' ? (f.modes?.includes('json') ? 'an LLM' : undefined) : FORMAT_NEEDS[f.type];
+      f.type === 'changeTracking'
+        ? f.modes?.includes('json') && !caps.llm
+          ? 'an LLM'
+          : undefined
+        : FORMAT_NEEDS[f.type];
     if (caps.browser && (BROWSER_ENGINE_FORMATS as readonly string[]).includes(f.type)) continue;
     if (caps.llm && (LLM_FORMATS as readonly string[]).includes(f.type)) continue;
     if (needs) {

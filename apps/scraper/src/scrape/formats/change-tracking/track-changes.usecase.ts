@@ -1,5 +1,7 @@
 import { normalizeCacheUrl, type ChangeTracking, type FormatObject } from '@wds/contracts';
+import type { LlmUsage } from '@wds/llm';
 import { comparable, gitDiff } from './git-diff';
+import type { JsonChanges } from './json-changes';
 import type { SnapshotStore } from './snapshot-store';
 
 type ChangeTrackingFormat = Extract<FormatObject, { type: 'changeTracking' }>;
@@ -15,12 +17,21 @@ export interface TrackChangesCommand {
   /** When the content was fetched (a cached copy's fetch time). */
   fetchedAt: Date;
   zeroDataRetention: boolean;
+  /** Aborts at the scrape's deadline (json mode's model calls). */
+  signal: AbortSignal;
 }
 
 export interface TrackChangesResult {
   changeTracking?: ChangeTracking;
   warning?: string;
+  /** json mode: its credits when the model was called, and the tokens it spent. */
+  credits?: number;
+  usage?: LlmUsage;
+  model?: string;
 }
+
+/** json mode's price: the page's 1 plus 4 (5 per page), when the model was called. */
+export const JSON_MODE_CREDITS = 4;
 
 /** Statuses that say the page is gone. */
 const GONE = new Set([404, 410]);
@@ -31,7 +42,11 @@ const GONE = new Set([404, 410]);
  * form (`json`). A page that answers 404/410 is `removed` and keeps its last live snapshot.
  */
 export class TrackChangesUseCase {
-  constructor(private readonly snapshots: SnapshotStore) {}
+  constructor(
+    private readonly snapshots: SnapshotStore,
+    /** json mode (LLM); undefined when no provider is configured (the request is refused earlier). */
+    private readonly jsonChanges?: JsonChanges,
+  ) {}
 
   async execute(cmd: TrackChangesCommand): Promise<TrackChangesResult> {
     if (cmd.zeroDataRetention) {
@@ -53,11 +68,38 @@ export class TrackChangesUseCase {
       changeStatus: changed ? 'changed' : 'same',
       visibility: 'visible',
     };
-    if (changed && (cmd.format.modes ?? []).includes('git-diff')) {
-      const diff = gitDiff(previous.markdown, cmd.markdown);
+    const modes = cmd.format.modes ?? [];
+    if (!changed) return { changeTracking: out };
+    const diff = gitDiff(previous.markdown, cmd.markdown);
+    if (modes.includes('git-diff')) {
       out.diff = diff.text;
       out.json = diff.json;
     }
-    return { changeTracking: out };
+    if (!modes.includes('json')) return { changeTracking: out };
+    if (!this.jsonChanges) {
+      return {
+        changeTracking: out,
+        warning: "changeTracking's json mode needs an LLM, which is not configured.",
+      };
+    }
+    // json mode's structured comparison is the `json` field when asked for (it takes the place of the parsed diff).
+    const r = await this.jsonChanges.execute({
+      previous: previous.markdown,
+      current: cmd.markdown,
+      diff: diff.text,
+      schema: cmd.format.schema,
+      prompt: cmd.format.prompt,
+      url: cmd.url,
+      signal: cmd.signal,
+    });
+    if (r.json) out.json = r.json;
+    else delete out.json;
+    return {
+      changeTracking: out,
+      warning: r.warnings.length > 0 ? r.warnings.join(' ') : undefined,
+      credits: r.called ? JSON_MODE_CREDITS : 0,
+      usage: r.usage,
+      model: r.model,
+    };
   }
 }
