@@ -21,6 +21,10 @@ const { Embedder, dot } = require('../../apps/docs-search/dist/index/embedder');
 const { PassageStore } = require('../../apps/docs-search/dist/index/passage-store');
 const { Retriever } = require('../../apps/docs-search/dist/search/retriever');
 const { ensureEmbeddingModel } = require('../stack/lib/embedding-model');
+const { createLogger } = require('../../libs/observability/dist');
+const { OpenAiCompatibleLlm, llmConfigFromEnv } = require('../../libs/llm/dist');
+const { AskDocs } = require('../../apps/docs-search/dist/answer/ask-docs.usecase');
+const { LlmAnswerModel } = require('../../apps/docs-search/dist/answer/llm-answer-model');
 const {
   recallAt,
   citationPrecision,
@@ -104,7 +108,36 @@ async function main() {
     for (let k = 0; k < 20; k++) await embedder.embed([QUESTIONS[k % QUESTIONS.length].q]);
     say(`question embedding: ${ms((performance.now() - te) / 20)} per question`);
 
-    say('answers: not measured yet (the model answer lands with the LLM port)');
+    const llmConfig = llmConfigFromEnv();
+    if (!llmConfig.baseUrl) {
+      say('answers: skipped (no WDS_LLM_BASE_URL; point it at the embedded model `npm start` runs, or a provider)');
+      await embedder.close();
+      return;
+    }
+    const model = new LlmAnswerModel(new OpenAiCompatibleLlm(llmConfig));
+    const logger = createLogger({ service: 'bench', level: 'silent' });
+    const ask = new AskDocs(hybrid, model, { WDS_DOCS_TOP_K: 5, WDS_DOCS_ANSWER_TIMEOUT_MS: 180_000 }, logger);
+    const limit = Number(process.env.BENCH_DOCS_QUESTIONS || QUESTIONS.length);
+    const answered = [];
+    const times = [];
+    let written = 0;
+    let tokens = 0;
+    const hybridRuns = table[1].runs;
+    for (const question of QUESTIONS.slice(0, limit)) {
+      const t0 = performance.now();
+      const res = await ask.execute({ teamId: 'bench', requestId: 'bench', question: question.q, deadline: Date.now() + 240_000 });
+      times.push(performance.now() - t0);
+      if (!res.warning || /dropped/.test(res.warning)) written++;
+      tokens += res.usage.totalTokens;
+      const byRef = new Map(hybridRuns.find((r) => r.question === question).retrieved.map((p) => [p.ref, p]));
+      answered.push({ question, cited: res.evidence.map((e) => byRef.get(e.pathOrUrl) ?? { source: '', title: '', ref: e.pathOrUrl }) });
+    }
+    say(
+      `answers (${llmConfig.featureModels.docs ?? llmConfig.model} at ${llmConfig.baseUrl}): ${answered.length} questions, ` +
+        `written by the model ${written}, citation precision ${citationPrecision(answered).toFixed(3)}, ` +
+        `latency p50 ${(percentile(times, 50) / 1000).toFixed(1)} s p95 ${(percentile(times, 95) / 1000).toFixed(1)} s, ` +
+        `${Math.round(tokens / Math.max(1, written))} tokens per model answer`,
+    );
     await embedder.close();
   } finally {
     await db.close();

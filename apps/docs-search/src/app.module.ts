@@ -3,7 +3,9 @@ import { Database } from '@wds/database';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { Logger } from 'pino';
 import { AskDocs } from './answer/ask-docs.usecase';
-import { DOCS_ANSWER_MODEL, NO_ANSWER_MODEL } from './answer/answer-model';
+import { llmConfigFrom, OpenAiCompatibleLlm } from '@wds/llm';
+import { DOCS_ANSWER_MODEL } from './answer/answer-model';
+import { LlmAnswerModel } from './answer/llm-answer-model';
 import type { DocsSearchConfig } from './config';
 import { DocsSearchService } from './docs-search.service';
 import { Embedder } from './index/embedder';
@@ -25,7 +27,12 @@ import { Retriever } from './search/retriever';
         return new Retriever(store, await Embedder.load(config.WDS_DOCS_EMBEDDING_DIR));
       },
     },
-    { provide: DOCS_ANSWER_MODEL, useValue: NO_ANSWER_MODEL },
+    {
+      provide: DOCS_ANSWER_MODEL,
+      inject: [APP_CONFIG],
+      useFactory: (config: DocsSearchConfig) =>
+        new LlmAnswerModel(new OpenAiCompatibleLlm(llmConfigFrom(config))),
+    },
     AskDocs,
     DocsSearchService,
   ],

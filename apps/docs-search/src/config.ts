@@ -1,4 +1,5 @@
 import { CommonEnv, envInt } from '@wds/config';
+import { LlmEnvShape } from '@wds/llm';
 import { z } from 'zod';
 
 /** Environment of the docs-search service. */
@@ -14,5 +15,6 @@ export const DocsSearchConfig = CommonEnv.extend({
   WDS_DOCS_TOP_K: envInt({ min: 1, max: 12 }).default(5),
   /** Time the model gets to write an answer before the best passages are quoted instead. */
   WDS_DOCS_ANSWER_TIMEOUT_MS: envInt({ min: 1000, max: 600_000 }).default(50_000),
+  ...LlmEnvShape,
 });
 export type DocsSearchConfig = z.output<typeof DocsSearchConfig>;

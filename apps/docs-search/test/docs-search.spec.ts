@@ -6,7 +6,8 @@ import { DOCS_SEARCH_RPC } from '@wds/contracts';
 import { Database, runMigrations } from '@wds/database';
 import { startNats, type RunningServer } from '@wds/local-infra';
 import { bootstrapService, type RunningService } from '@wds/service-kit';
-import { createTestDatabase } from '@wds/testing';
+import { createTestDatabase, MODEL_SERVER_START_TIMEOUT_MS, startTestModelServer } from '@wds/testing';
+import type { RunningModelServer } from '@wds/local-infra';
 import { NO_MODEL_WARNING } from '../src/answer/ask-docs.usecase';
 import { AppModule } from '../src/app.module';
 import { DocsSearchConfig } from '../src/config';
@@ -212,5 +213,50 @@ describe('docs-search service over NATS', () => {
     expect(res.usage).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
     expect(res.requestId).toMatch(/^req_/);
     expect(res.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('falls back to the extractive answer, with a warning, when the language model is unreachable', async () => {
+    const service = await start({ WDS_LLM_BASE_URL: 'http://127.0.0.1:9/v1', WDS_LLM_MAX_RETRIES: '0' });
+    await service.app.get(DocsSearchService).vectorsReady();
+    const res = await ask(service, 'How is a webhook delivery signed?');
+    expect(res.warning).toMatch(/language model failed/);
+    expect(res.evidence.map((e) => e.pathOrUrl)).toContain('docs/webhooks.md#signatures');
+    expect(res.usage.totalTokens).toBe(0);
+  });
+
+  describe('with a real model server (llama.cpp, SmolLM2-135M)', () => {
+    let model: RunningModelServer;
+    beforeAll(async () => {
+      model = await startTestModelServer();
+    }, MODEL_SERVER_START_TIMEOUT_MS);
+    afterAll(() => model?.stop());
+
+    it('answers through the LLM port: cited evidence is always a retrieved passage, tokens are the model’s own', async () => {
+      const service = await start({
+        WDS_LLM_BASE_URL: model.baseUrl,
+        WDS_LLM_MODEL: model.modelName,
+        WDS_LLM_CONTEXT_TOKENS: '4096',
+      });
+      const refs = new Set(publishedPassages(root).map((p) => p.ref));
+      for (const question of [
+        'How often is a failed webhook delivery retried?',
+        'How is a webhook delivery signed?',
+      ]) {
+        const res = await ask(service, question);
+        expect(res.answer.length).toBeGreaterThan(0);
+        expect(res.evidence.length).toBeGreaterThan(0);
+        for (const e of res.evidence) {
+          expect(refs).toContain(e.pathOrUrl);
+          expect(e.reason.length).toBeGreaterThan(0);
+        }
+        // The model ran (valid or not, its tokens are reported unless it never answered).
+        if (!res.warning || /dropped/.test(res.warning)) {
+          expect(res.usage.inputTokens).toBeGreaterThan(0);
+          expect(res.usage.totalTokens).toBe(res.usage.inputTokens + res.usage.outputTokens);
+        } else {
+          expect(res.warning).toMatch(/language model/);
+        }
+      }
+    });
   });
 });

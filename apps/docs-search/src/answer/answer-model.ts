@@ -21,9 +21,3 @@ export interface AnswerModel {
   /** Undefined when the model's output was not a valid answer (the caller quotes passages instead). */
   answer(question: string, retrieved: Retrieved[], signal: AbortSignal): Promise<ModelAnswer | undefined>;
 }
-
-/** No language model configured: every answer quotes the best passages. */
-export const NO_ANSWER_MODEL: AnswerModel = {
-  enabled: false,
-  answer: () => Promise.resolve(undefined),
-};
