@@ -20,7 +20,10 @@ const SERVICES = [
   'webhooks',
 ];
 // Umbrella keys besides the services: add a dependency's key here (e.g. an optional LLM server).
-const UMBRELLA_EXTRA_KEYS = {};
+const UMBRELLA_EXTRA_KEYS = {
+  // The optional llama.cpp server (charts/wds/templates); its own keys are not typed here yet.
+  llmServer: { type: 'object', properties: { enabled: { type: 'boolean' } } },
+};
 
 const str = { type: 'string' };
 const bool = { type: 'boolean' };
