@@ -139,12 +139,16 @@ describe('gateway HTTP surface', () => {
 
     await limiter.release(lease as string);
     expect((await call(gw.url, 'GET', '/v2/crawl/active', { token: apiKey })).status).toBe(200);
-    // Finished requests gave their slot back.
-    const { rows } = await gw.running.database.query(
-      'SELECT count(*)::int AS n FROM gateway.concurrency_leases WHERE team_id = $1',
-      [teamId],
-    );
-    expect(rows[0].n).toBe(0);
+    // Finished requests give their slot back (the release runs as the answer is sent, so wait for it).
+    const leases = async () =>
+      (
+        await gw.running.database.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM gateway.concurrency_leases WHERE team_id = $1',
+          [teamId],
+        )
+      ).rows[0].n;
+    for (let i = 0; i < 50 && (await leases()) > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await leases()).toBe(0);
   });
 
   it('frees the slots of a crashed replica once their leases expire', async () => {
