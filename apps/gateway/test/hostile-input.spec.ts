@@ -57,6 +57,22 @@ describe('gateway contract boundary', () => {
     await expectRefused({ url: 'https://example.com', ...extra }, 400, message);
   });
 
+  it('refuses a host name that cannot exist (over 253 characters, a label over 63) on every URL route', async () => {
+    const longHost = `http://${Array(5).fill('a'.repeat(63)).join('.')}.com/`;
+    const longLabel = `https://${'b'.repeat(64)}.example.com/`;
+    const cannotExist = /^url: Invalid URL: the host name cannot exist/;
+    for (const route of ['/v2/scrape', '/v2/crawl', '/v2/map']) {
+      await expectRefused({ url: longHost }, 400, cannotExist, route);
+      await expectRefused({ url: longLabel }, 400, cannotExist, route);
+    }
+    await expectRefused(
+      { url: 'https://example.com', webhook: { url: longHost } },
+      400,
+      /webhook.*host name cannot exist/,
+      '/v2/crawl',
+    );
+  });
+
   it('refuses invalid webhook headers and a NUL in webhook metadata on crawl', async () => {
     const base = { url: 'https://example.com' };
     await expectRefused(

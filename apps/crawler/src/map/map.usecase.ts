@@ -65,13 +65,21 @@ export class MapSiteUseCase {
       );
       urls.forEach(add);
     }
-    if (r.sitemap !== 'only' && Date.now() < deadline) {
-      const options = ScrapeRequest.parse({
-        url: start.href,
-        formats: ['links'],
-        timeout: Math.max(1000, Math.min(60_000, deadline - Date.now())),
-        ...(r.location ? { location: r.location } : {}),
-      });
+    // The start page's links, scraped with the URL as the caller wrote it (it passed the same URL
+    // schema): the re-serialised `start.href` can be longer (a `/` added, characters
+    // percent-encoded) and break a limit. A URL the scrape contract still refuses gets no links
+    // rather than failing the whole map.
+    const scrape =
+      r.sitemap !== 'only' && Date.now() < deadline
+        ? ScrapeRequest.safeParse({
+            url: r.url,
+            formats: ['links'],
+            timeout: Math.max(1000, Math.min(60_000, deadline - Date.now())),
+            ...(r.location ? { location: r.location } : {}),
+          })
+        : undefined;
+    if (scrape?.success) {
+      const options = scrape.data;
       const reply = await this.messaging
         .request(
           SCRAPE_RPC.run,

@@ -2,6 +2,21 @@ import { z } from 'zod';
 
 const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//;
 
+/** RFC 1035 limits: a DNS name of at most 253 characters (without the root dot), labels of 1..63. */
+const MAX_HOSTNAME = 253;
+const MAX_LABEL = 63;
+
+/**
+ * Whether a parsed (ASCII, punycoded) hostname could exist in DNS. IP literals are left alone;
+ * a name no resolver accepts is refused here rather than failing somewhere downstream.
+ */
+export function isPossibleHostname(hostname: string): boolean {
+  if (hostname.startsWith('[')) return true;
+  const name = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+  if (name.length === 0 || name.length > MAX_HOSTNAME) return false;
+  return name.split('.').every((label) => label.length > 0 && label.length <= MAX_LABEL);
+}
+
 /**
  * Firecrawl accepts a URL without a scheme (`example.com`) and assumes http; SDK users rely on it.
  * Returns the (trimmed, scheme-completed) URL as the caller wrote it, or null when it is not an
@@ -19,7 +34,21 @@ export function normalizeHttpUrl(input: string): string | null {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
   if (parsed.hostname.length === 0) return null;
+  if (!isPossibleHostname(parsed.hostname)) return null;
   return candidate;
+}
+
+function invalidUrlMessage(value: string): string {
+  const trimmed = value.trim();
+  try {
+    const { hostname } = new URL(SCHEME.test(trimmed) ? trimmed : `http://${trimmed}`);
+    if (hostname.length > 0 && !isPossibleHostname(hostname)) {
+      return `Invalid URL: the host name cannot exist (at most ${MAX_HOSTNAME} characters, labels of 1 to ${MAX_LABEL})`;
+    }
+  } catch {
+    // not a URL at all: the generic message below
+  }
+  return 'Invalid URL: expected an http or https URL';
 }
 
 /** An http(s) URL in a request; a missing scheme becomes `http://`. Output is trimmed. */
@@ -29,7 +58,7 @@ export const HttpUrl = z
   .transform((value, ctx) => {
     const url = normalizeHttpUrl(value);
     if (url === null) {
-      ctx.addIssue({ code: 'custom', message: 'Invalid URL: expected an http or https URL', input: value });
+      ctx.addIssue({ code: 'custom', message: invalidUrlMessage(value), input: value });
       return z.NEVER;
     }
     return url;
