@@ -40,6 +40,11 @@ describe('scraper: LLM formats against a real model server', () => {
     server = http.createServer((req, res) => {
       hits[req.url ?? ''] = (hits[req.url ?? ''] ?? 0) + 1;
       if (req.url === '/product') return res.writeHead(200, { 'content-type': 'text/html' }).end(PRODUCT);
+      // The page answers late, so a scrape with the minimum timeout leaves the model no time at all.
+      if (req.url === '/product-late') {
+        setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(PRODUCT), 900);
+        return;
+      }
       if (req.url === '/long') {
         const body = Array.from(
           { length: 200 },
@@ -63,20 +68,19 @@ describe('scraper: LLM formats against a real model server', () => {
     });
     // The recorder creates the stream on its first publish; the test's consumer needs it now.
     await scraper.client.ensureStreams([STREAMS.WDS_ACTIVITY_V1]);
-    consumer = await scraper.client
-      .consume(
-        ACTIVITY,
-        {
-          stream: STREAMS.WDS_ACTIVITY_V1.name,
-          durable: `test-${randomUUID()}`,
-          filterSubject: ACTIVITY.subject,
-          ackWaitMs: 30_000,
-          maxDeliver: 3,
-        },
-        async (batch) => {
-          tokens.push(...batch.tokens);
-        },
-      );
+    consumer = await scraper.client.consume(
+      ACTIVITY,
+      {
+        stream: STREAMS.WDS_ACTIVITY_V1.name,
+        durable: `test-${randomUUID()}`,
+        filterSubject: ACTIVITY.subject,
+        ackWaitMs: 30_000,
+        maxDeliver: 3,
+      },
+      async (batch) => {
+        tokens.push(...batch.tokens);
+      },
+    );
   }, MODEL_SERVER_START_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -184,8 +188,8 @@ describe('scraper: LLM formats against a real model server', () => {
 
   it('a model that misses the scrape deadline costs the format, not the page', async () => {
     const r = await scraper.scrape('t', {
-      url: `${base}/product`,
-      timeout: 1500,
+      url: `${base}/product-late`,
+      timeout: 1000,
       formats: ['markdown', 'summary'],
     });
     expect(r.document.markdown).toContain('Blue Kettle');
