@@ -63,7 +63,13 @@ async function startStack() {
     LOG_LEVEL: 'warn',
     WDS_START_TIMEOUT_MS: process.env.WDS_START_TIMEOUT_MS || '300000',
     WDS_ADMIN_TOKEN: ADMIN_TOKEN,
+    // No embedded model: with the default 1.5B model on 2 CPU cores every fuzzed LLM format or
+    // docs question waits tens of seconds for it, and the run takes hours. Without a provider those
+    // requests get their documented 400 (docs search quotes passages); the LLM code paths are
+    // covered by their own suites against a real model server. WDS_FUZZ_LOCAL_MODEL overrides it.
+    WDS_LOCAL_MODEL: process.env.WDS_FUZZ_LOCAL_MODEL || 'none',
   };
+  delete env.WDS_LLM_BASE_URL;
   delete env.NATS_URL;
   delete env.DATABASE_URL;
   const child = spawn(process.execPath, [path.join(ROOT, 'tools', 'stack', 'start.js')], {
