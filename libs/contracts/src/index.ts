@@ -14,3 +14,4 @@ export * from './api/team';
 export * from './api/docs-search';
 export * from './api/admin';
 export * from './openapi';
+export * from './pricing';

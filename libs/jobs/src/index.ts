@@ -10,3 +10,4 @@ export * from './job-reader';
 export * from './team-gate';
 export * from './team-wake';
 export * from './job-runtime';
+export * from './scrape-client';

@@ -1,15 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { gunzip } from 'node:zlib';
-import { promisify } from 'node:util';
 import {
-  Document,
   ErrorCode,
   HttpUrl,
-  SCRAPE_RPC,
   ScrapeRequest,
+  scrapeEstimate,
   ServiceError,
   type ActivityEndpoint,
+  type Document,
   type ConsumerDef,
   PageTask,
   type ScrapeRequestInput,
@@ -24,11 +22,8 @@ import type { JobStore } from './job-store';
 import type { JobRow, PageCandidate } from './job.types';
 import { PageDispatcher } from './page-dispatcher';
 import { PageFinisher } from './page-finisher';
+import { creditsOwedByFailure, ScrapeClient } from './scrape-client';
 
-const gunzipAsync = promisify(gunzip);
-
-/** Time past the page's scrape timeout for the scraper to store and answer. */
-const REPLY_MARGIN_MS = 15_000;
 /** Errors that say nothing about the page: retry the task (the scraper or billing is away). */
 const TRANSIENT: ReadonlySet<string> = new Set([ErrorCode.SERVICE_UNAVAILABLE, ErrorCode.INTERNAL]);
 const JOB_CACHE_MS = 1000;
@@ -77,6 +72,7 @@ export interface PageRunnerOptions {
 export class PageRunner {
   /** Page credits come from blocks of the team's credits held here, not two billing calls per page. */
   private readonly credits: CreditBlocks;
+  private readonly scraper: ScrapeClient;
   private readonly dispatcher: PageDispatcher;
   /** Pages of a job finish in natural batches (one finish_pages() call per job at a time). */
   private readonly finisher: PageFinisher;
@@ -97,6 +93,7 @@ export class PageRunner {
     this.credits = new CreditBlocks(messaging, logger, {
       holder: opts.creditHolder ?? `${opts.jobKind}-pages/${hostname()}-${process.pid}`,
     });
+    this.scraper = new ScrapeClient(messaging);
     this.dispatcher = new PageDispatcher(messaging, opts.subject, opts.jobKind);
     this.finisher = new PageFinisher(store);
   }
@@ -154,8 +151,7 @@ export class PageRunner {
     const options = parsed.data;
     let hold: CreditHold;
     try {
-      const estimate = options.proxy === 'basic' && !options.lockdown ? 1 : 5;
-      hold = await this.credits.hold(job.teamId, estimate);
+      hold = await this.credits.hold(job.teamId, scrapeEstimate(options));
     } catch (err) {
       if (err instanceof ServiceError && err.code === ErrorCode.INSUFFICIENT_CREDITS) {
         await this.failJob(job, 'Insufficient credits to continue the job');
@@ -174,26 +170,22 @@ export class PageRunner {
     let reply: ScrapeRunReply;
     let document: Document;
     try {
-      reply = await this.messaging.request(
-        SCRAPE_RPC.run,
-        {
-          teamId: job.teamId,
-          requestId: holdKey,
-          jobId: randomUUID(),
-          options,
-          zeroDataRetention: job.zeroDataRetention,
-          usage: { endpoint: this.opts.endpoint, apiKey: null },
-        },
-        { timeoutMs: options.timeout + REPLY_MARGIN_MS },
-      );
-      document = await this.resolveDocument(job.teamId, reply);
+      reply = await this.scraper.run({
+        teamId: job.teamId,
+        requestId: holdKey,
+        jobId: randomUUID(),
+        options,
+        zeroDataRetention: job.zeroDataRetention,
+        usage: { endpoint: this.opts.endpoint, apiKey: null },
+      });
+      document = await this.scraper.document(job.teamId, reply);
     } catch (err) {
       const code = codeOf(err);
       if (TRANSIENT.has(code) && !lastAttempt) {
         this.credits.release(hold);
         throw err;
       }
-      const owed = billableCredits(err);
+      const owed = creditsOwedByFailure(err);
       const charged = owed > 0 ? await this.settle(hold, holdKey, owed) : (this.credits.release(hold), 0);
       await this.finish(job, task, urlKey, { ok: false, error: describe(err), code, credits: charged });
       return;
@@ -305,22 +297,6 @@ export class PageRunner {
     return job;
   }
 
-  private async resolveDocument(teamId: string, reply: ScrapeRunReply): Promise<Document> {
-    if (reply.document) return reply.document;
-    const ref = reply.documentRef;
-    if (!ref) throw new ServiceError(ErrorCode.INTERNAL, 'scrape reply carried no document');
-    const parts: Buffer[] = [];
-    for (let index = 0; index < ref.chunks; index++) {
-      const chunk = await this.messaging.request(SCRAPE_RPC.documentChunk, {
-        teamId,
-        jobId: ref.jobId,
-        index,
-      });
-      parts.push(Buffer.from(chunk.data, 'base64'));
-    }
-    return Document.parse(JSON.parse((await gunzipAsync(Buffer.concat(parts))).toString('utf8')));
-  }
-
   /**
    * Puts the page's cost on record at billing before the page is marked done: a crash after this
    * redelivers the page, whose usage key billing has already seen, so it is charged exactly once.
@@ -341,10 +317,4 @@ function codeOf(err: unknown): string {
 
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-function billableCredits(err: unknown): number {
-  if (!(err instanceof ServiceError)) return 0;
-  const owed = (err.details as { creditsUsed?: unknown } | undefined)?.creditsUsed;
-  return typeof owed === 'number' && owed > 0 ? owed : 0;
 }

@@ -3,13 +3,12 @@ import {
   ErrorCode,
   InteractParams,
   InteractRequest,
-  SCRAPE_RPC,
   ServiceError,
   type BrowserSessionRecord,
   type InteractResult,
   type InteractStopResponse,
 } from '@wds/contracts';
-import { Messaging } from '@wds/messaging';
+import { ScrapeClient } from '@wds/jobs';
 import { APP_CONFIG } from '@wds/service-kit';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedTeam } from '../auth/authenticated-team';
@@ -18,7 +17,6 @@ import { RecordCallActivity } from '../credits/call-activity';
 import { CurrentTeam } from '../http/request-context';
 import { validate } from '../http/validate';
 import { publicBaseUrl } from '../jobs/public-url';
-import { ScrapeDocumentReader } from '../scrape/scrape-document.reader';
 import { BrowserSessions, gone } from './browser-sessions.service';
 import { executeResult } from './execute-result';
 import { cdpUrl, liveViewUrls } from './session-urls';
@@ -31,8 +29,7 @@ import { cdpUrl, liveViewUrls } from './session-urls';
 export class InteractController {
   constructor(
     private readonly sessions: BrowserSessions,
-    private readonly messaging: Messaging,
-    private readonly documents: ScrapeDocumentReader,
+    private readonly scraper: ScrapeClient,
     private readonly activity: RecordCallActivity,
     @Inject(APP_CONFIG) private readonly config: GatewayConfig,
   ) {}
@@ -141,13 +138,13 @@ export class InteractController {
   private async scrapedUrl(teamId: string, jobId: string): Promise<string> {
     let reply;
     try {
-      reply = await this.messaging.request(SCRAPE_RPC.get, { teamId, jobId });
+      reply = await this.scraper.get(teamId, jobId);
     } catch (err) {
       if (err instanceof ServiceError && err.code === ErrorCode.NOT_FOUND)
         throw new ServiceError(ErrorCode.NOT_FOUND, 'Job not found.');
       throw err;
     }
-    const doc = await this.documents.resolve(teamId, reply);
+    const doc = await this.scraper.document(teamId, reply);
     const url = doc.metadata?.url ?? doc.metadata?.sourceURL;
     if (typeof url !== 'string' || !/^https?:\/\//.test(url)) {
       throw new ServiceError(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { CRAWL_RPC, MapLink, MapRequest, type MapResponse } from '@wds/contracts';
+import { CRAWL_RPC, CREDIT_PRICES, MapLink, MapRequest, type MapResponse } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -11,7 +11,7 @@ import { CreditsService } from '../credits/credits.service';
 import { CurrentTeam } from '../http/request-context';
 import { validate } from '../http/validate';
 
-const MAP_CREDITS = 1;
+const MAP_CREDITS = CREDIT_PRICES.map;
 
 /** POST /v2/map (Firecrawl v2): site URLs from sitemaps and links, discovered by the crawler. */
 @Controller('v2/map')

@@ -3,16 +3,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   cacheHitMetadata,
   ErrorCode,
-  findFormat,
   readsScrapeCache,
-  SCRAPE_RPC,
   scrapeCacheKey,
+  scrapeEstimate,
   ScrapeRequest,
   ServiceError,
   unsupportedScrapeFeature,
   type ScrapeResponse,
 } from '@wds/contracts';
-import { Messaging } from '@wds/messaging';
+import { creditsOwedByFailure, ScrapeClient } from '@wds/jobs';
 import type { Logger } from '@wds/observability';
 import { LOGGER } from '@wds/service-kit';
 import type { FastifyRequest } from 'fastify';
@@ -22,22 +21,6 @@ import { requestIdOf } from '../http/request-context';
 import { validate } from '../http/validate';
 import { HitRecorder } from './hit-recorder';
 import { HotScrapeCache } from './hot-scrape-cache';
-import { ScrapeDocumentReader } from './scrape-document.reader';
-
-/** Credits a format adds to the page's (the audio and video formats: +4 each, when produced). */
-const MEDIA_SURCHARGE = 4;
-
-function formatSurcharges(o: ScrapeRequest): number {
-  return (
-    (findFormat(o.formats, 'audio') ? MEDIA_SURCHARGE : 0) +
-    (findFormat(o.formats, 'video') ? MEDIA_SURCHARGE : 0)
-  );
-}
-
-/** Time past the scrape's own timeout for the scraper to store and answer. */
-const REPLY_MARGIN_MS = 15_000;
-/** Held up front: a page through an enhanced proxy or a lockdown hit costs 5; PDFs settle per page. */
-const ENHANCED_ESTIMATE = 5;
 
 export interface ScrapePageCommand {
   req: FastifyRequest;
@@ -54,9 +37,8 @@ export class SerializedAnswer {
 @Injectable()
 export class ScrapePageUseCase {
   constructor(
-    private readonly messaging: Messaging,
+    private readonly scraper: ScrapeClient,
     private readonly credits: CreditsService,
-    private readonly documents: ScrapeDocumentReader,
     private readonly hot: HotScrapeCache,
     private readonly recorder: HitRecorder,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -75,8 +57,7 @@ export class ScrapePageUseCase {
         'Zero data retention is not enabled for this team; contact support to enable it',
       );
     }
-    const estimate =
-      (options.proxy === 'basic' && !options.lockdown ? 1 : ENHANCED_ESTIMATE) + formatSurcharges(options);
+    const estimate = scrapeEstimate(options);
     const reservation = await this.credits.reserve({
       req,
       teamId: team.teamId,
@@ -98,23 +79,19 @@ export class ScrapePageUseCase {
     }
     let reply;
     try {
-      reply = await this.messaging.request(
-        SCRAPE_RPC.run,
-        {
-          teamId: team.teamId,
-          requestId: requestIdOf(req) ?? randomUUID(),
-          jobId: randomUUID(),
-          options,
-          zeroDataRetention: options.zeroDataRetention,
-          // The scraper records the call as team activity with its job row.
-          activity: { apiKey: team.keyPrefix },
-          usage: { endpoint: 'scrape', apiKey: team.keyPrefix },
-        },
-        { timeoutMs: options.timeout + REPLY_MARGIN_MS },
-      );
+      reply = await this.scraper.run({
+        teamId: team.teamId,
+        requestId: requestIdOf(req) ?? randomUUID(),
+        jobId: randomUUID(),
+        options,
+        zeroDataRetention: options.zeroDataRetention,
+        // The scraper records the call as team activity with its job row.
+        activity: { apiKey: team.keyPrefix },
+        usage: { endpoint: 'scrape', apiKey: team.keyPrefix },
+      });
     } catch (err) {
       // Some failures are billable (a lockdown cache miss costs 1); the scraper says so in details.
-      const owed = billableCredits(err);
+      const owed = creditsOwedByFailure(err);
       if (owed > 0) this.credits.settle(reservation, owed);
       else this.credits.release(reservation);
       throw err;
@@ -126,7 +103,7 @@ export class ScrapePageUseCase {
         this.logger.warn({ err }, 'could not keep a hot copy of a cache entry');
       });
     }
-    const document = await this.documents.resolve(team.teamId, reply);
+    const document = await this.scraper.document(team.teamId, reply);
     return { success: true, data: document };
   }
 
@@ -165,10 +142,4 @@ export class ScrapePageUseCase {
     const metadata = { ...entry.document.metadata, ...cacheHitMetadata(jobId, entry.fetchedAt, creditsUsed) };
     return { json: `${entry.answerPrefix}${JSON.stringify(metadata)}}}`, creditsUsed };
   }
-}
-
-function billableCredits(err: unknown): number {
-  if (!(err instanceof ServiceError)) return 0;
-  const owed = (err.details as { creditsUsed?: unknown } | undefined)?.creditsUsed;
-  return typeof owed === 'number' && owed > 0 ? owed : 0;
 }

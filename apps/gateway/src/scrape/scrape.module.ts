@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ScrapeClient } from '@wds/jobs';
 import { Messaging } from '@wds/messaging';
 import { APP_CONFIG } from '@wds/service-kit';
 import type { GatewayConfig } from '../config';
@@ -7,7 +8,6 @@ import { GetScrapeUseCase } from './get-scrape.usecase';
 import { HitRecorder } from './hit-recorder';
 import { HotScrapeCache } from './hot-scrape-cache';
 import { ScrapeController } from './scrape.controller';
-import { ScrapeDocumentReader } from './scrape-document.reader';
 import { ScrapePageUseCase } from './scrape-page.usecase';
 
 /** POST /v2/scrape and GET /v2/scrape/{id}, served by the scraper service over NATS. */
@@ -17,7 +17,7 @@ import { ScrapePageUseCase } from './scrape-page.usecase';
   providers: [
     ScrapePageUseCase,
     GetScrapeUseCase,
-    ScrapeDocumentReader,
+    { provide: ScrapeClient, inject: [Messaging], useFactory: (m: Messaging) => new ScrapeClient(m) },
     {
       provide: HotScrapeCache,
       inject: [APP_CONFIG],
@@ -25,6 +25,6 @@ import { ScrapePageUseCase } from './scrape-page.usecase';
     },
     { provide: HitRecorder, inject: [Messaging], useFactory: (m: Messaging) => new HitRecorder(m) },
   ],
-  exports: [ScrapeDocumentReader],
+  exports: [ScrapeClient],
 })
 export class ScrapeModule {}

@@ -1,6 +1,5 @@
-import { ServiceError, type Document } from '@wds/contracts';
+import { contentCost, ServiceError, type ContentKind, type Document } from '@wds/contracts';
 import { decodeBody, isTextual } from '@wds/outbound';
-import { contentCost, type ContentKind } from '../credits';
 import { PdfReadError, pdfToMarkdown, type PdfTextExtractor } from '../pdf/pdf-extractor';
 import type { HtmlTransformer, OutputFormat } from './html-transformer';
 import { buildMetadata } from './metadata';

@@ -1,6 +1,7 @@
-import { findFormat, ServiceError, type ScrapeRunRequest } from '@wds/contracts';
+import { findFormat, ServiceError, type ProxyTier, type ScrapeRunRequest } from '@wds/contracts';
 import type { BrowserEngine, RenderedPage } from './browser-engine';
-import { BLOCKED_STATUSES, type FetchedPage, type FetchEngine } from './fetch-engine';
+import type { FetchedPage, FetchEngine } from './fetch-engine';
+import { throughProxyTiers } from './proxy-tiers';
 
 type Options = ScrapeRunRequest['options'];
 
@@ -170,21 +171,20 @@ export class EngineSelector {
    */
   private async render(o: Options, job: JobRef, deadline: number): Promise<PageOutcome> {
     const pools = this.fetchEngine.proxies;
-    if (o.proxy === 'enhanced') return this.renderVia(o, job, deadline, 'enhanced', pools.enhanced.next());
-    const first = await this.renderVia(o, job, deadline, 'basic', pools.basic.next());
-    if (o.proxy === 'basic' || !BLOCKED_STATUSES.has(first.page.status) || pools.enhanced.size === 0)
-      return first;
-    const retry = await this.renderVia(o, job, deadline, 'enhanced', pools.enhanced.next()).catch(
-      () => undefined,
-    );
-    return retry && !BLOCKED_STATUSES.has(retry.page.status) ? retry : first;
+    return throughProxyTiers({
+      proxy: o.proxy,
+      enhancedAvailable: pools.enhanced.size > 0,
+      attempt: (tier) => this.renderVia(o, job, deadline, tier, pools[tier].next()),
+      status: (outcome) => outcome.page.status,
+      keepFirstWhenRetryFails: true,
+    });
   }
 
   private async renderVia(
     o: Options,
     job: JobRef,
     deadline: number,
-    tier: 'basic' | 'enhanced',
+    tier: ProxyTier,
     upstreamProxy: string | undefined,
   ): Promise<PageOutcome> {
     const screenshot = findFormat(o.formats, 'screenshot');

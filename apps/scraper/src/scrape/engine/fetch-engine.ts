@@ -1,5 +1,6 @@
-import { ServiceError, type ProxyMode } from '@wds/contracts';
+import { ServiceError, type ProxyMode, type ProxyTier } from '@wds/contracts';
 import { buildScrapeHeaders, type OutboundResponse, type ProxyPool } from '@wds/outbound';
+import { throughProxyTiers } from './proxy-tiers';
 
 /** What the fetch engine needs from the HTTP client (OutboundHttp in production). */
 export interface HttpClient {
@@ -26,11 +27,8 @@ export interface FetchPageRequest {
 
 export interface FetchedPage extends OutboundResponse {
   /** Which proxy pool served the answer; undefined = direct connection (no pool configured). */
-  proxyUsed: 'basic' | 'enhanced' | undefined;
+  proxyUsed: ProxyTier | undefined;
 }
-
-/** Statuses that typically mean "blocked as a bot": `auto` retries them through an enhanced proxy. */
-export const BLOCKED_STATUSES: ReadonlySet<number> = new Set([401, 403, 429]);
 
 export interface FetchEngineOptions {
   http: HttpClient;
@@ -62,24 +60,19 @@ export class FetchEngine {
       mobile: req.mobile,
       location: req.location,
     });
-    if (req.proxy === 'enhanced') return this.attempt(req, headers, 'enhanced');
-    const first = await this.attempt(req, headers, 'basic');
-    if (
-      req.proxy === 'basic' ||
-      !BLOCKED_STATUSES.has(first.status) ||
-      this.opts.enhancedProxies.size === 0
-    ) {
-      return first;
-    }
-    const retry = await this.attempt(req, headers, 'enhanced');
-    // Only a retry that got past the block is worth the enhanced price; otherwise keep the first answer.
-    return BLOCKED_STATUSES.has(retry.status) ? first : retry;
+    return throughProxyTiers({
+      proxy: req.proxy,
+      enhancedAvailable: this.opts.enhancedProxies.size > 0,
+      attempt: (tier) => this.attempt(req, headers, tier),
+      status: (page) => page.status,
+      keepFirstWhenRetryFails: false,
+    });
   }
 
   private async attempt(
     req: FetchPageRequest,
     headers: Record<string, string>,
-    tier: 'basic' | 'enhanced',
+    tier: ProxyTier,
   ): Promise<FetchedPage> {
     const remaining = req.deadline - this.now();
     if (remaining <= 0)

@@ -1,5 +1,7 @@
 import {
   cacheHitMetadata,
+  CREDIT_PRICES,
+  freshScrapeCost,
   findFormat,
   normalizeFormats,
   readsScrapeCache,
@@ -13,7 +15,6 @@ import {
 } from '@wds/contracts';
 import type { Logger } from '@wds/observability';
 import { scrapeCacheKey } from '../cache/cache-key';
-import { CREDITS, freshScrapeCost } from '../credits';
 import type { BuiltDocument, DocumentBuilder } from '../document/build-document';
 import type { OutputFormat } from '../document/html-transformer';
 import { buildMetadata } from '../document/metadata';
@@ -82,7 +83,7 @@ export class RunScrapeUseCase {
       });
       if (!entry) {
         const lockdown = o.lockdown;
-        const credits = lockdown ? CREDITS.lockdownMiss : 0;
+        const credits = lockdown ? CREDIT_PRICES.lockdownMiss : 0;
         await this.recordFailure(
           cmd,
           zdr,
@@ -103,7 +104,7 @@ export class RunScrapeUseCase {
               creditsUsed: 0,
             });
       }
-      const credits = o.lockdown ? CREDITS.lockdownHit : entry.contentCredits;
+      const credits = o.lockdown ? CREDIT_PRICES.lockdownHit : entry.contentCredits;
       return this.fromCache(cmd, zdr, entry, credits, key, started + o.timeout, activity);
     }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { publicBody } from '../common/public-body';
 import { BrowserProfile } from '../scrape/scrape-request';
+import { CREDIT_PRICES } from '../../pricing/prices';
 
 export const CODE_MAX_CHARS = 100000;
 export const CodeLanguage = z.enum(['python', 'node', 'bash']);
@@ -10,13 +11,8 @@ export const BrowserSessionStatus = z.enum(['active', 'destroyed']);
 export type BrowserSessionStatus = z.infer<typeof BrowserSessionStatus>;
 
 /** Browser sessions are billed at this rate, prorated by the second, with a one-minute minimum. */
-export const BROWSER_CREDITS_PER_MINUTE = 2;
-
-/** Credits of a session that lasted `durationMs` (2 per minute by the second, at least one minute). */
-export function browserSessionCredits(durationMs: number): number {
-  const minutes = Math.max(1, Math.max(0, durationMs) / 60_000);
-  return Math.ceil(minutes * BROWSER_CREDITS_PER_MINUTE);
-}
+export const BROWSER_CREDITS_PER_MINUTE = CREDIT_PRICES.browserSessionPerMinute;
+export { browserSessionCredits } from '../../pricing/prices';
 
 export const BrowserSession = z.object({
   id: z.string(),

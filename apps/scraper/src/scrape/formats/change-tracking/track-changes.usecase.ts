@@ -1,4 +1,4 @@
-import { normalizeCacheUrl, type ChangeTracking, type FormatObject } from '@wds/contracts';
+import { CREDIT_PRICES, normalizeCacheUrl, type ChangeTracking, type FormatObject } from '@wds/contracts';
 import type { LlmUsage } from '@wds/llm';
 import { comparable, gitDiff } from './git-diff';
 import type { JsonChanges } from './json-changes';
@@ -31,7 +31,7 @@ export interface TrackChangesResult {
 }
 
 /** json mode's price: the page's 1 plus 4 (5 per page), when the model was called. */
-export const JSON_MODE_CREDITS = 4;
+export const JSON_MODE_CREDITS = CREDIT_PRICES.changeTrackingJson;
 
 /** Statuses that say the page is gone. */
 const GONE = new Set([404, 410]);

@@ -1,4 +1,4 @@
-import type { Document, ScrapeRunRequest } from '@wds/contracts';
+import { CREDIT_PRICES, type Document, type ScrapeRunRequest } from '@wds/contracts';
 import type { LlmPort, LlmUsage } from '@wds/llm';
 
 export type ScrapeOptions = ScrapeRunRequest['options'];
@@ -34,7 +34,7 @@ export interface LlmFormat {
   run(input: LlmFormatInput): Promise<LlmFormatOutcome>;
 }
 
-export const LLM_FORMAT_CREDITS = 4;
+export const LLM_FORMAT_CREDITS = CREDIT_PRICES.llmFormat;
 
 export function skipped(warning: string): LlmFormatOutcome {
   return { fields: {}, warnings: [warning], credits: 0 };

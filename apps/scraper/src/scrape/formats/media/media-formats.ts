@@ -1,4 +1,4 @@
-import { artifactUrl, ServiceError, type ArtifactSigning, type Document } from '@wds/contracts';
+import { artifactUrl, CREDIT_PRICES, ServiceError, type ArtifactSigning, type Document } from '@wds/contracts';
 import { decodeBody, type OutboundHttp } from '@wds/outbound';
 import type { FetchedPage } from '../../engine/fetch-engine';
 import { discoverMedia } from './discover-media';
@@ -30,7 +30,7 @@ export interface MediaOutcome {
 }
 
 /** Credits per media format produced (api-v2 leaves them to the reference: +4 each). */
-export const MEDIA_CREDITS = 4;
+export const MEDIA_CREDITS = CREDIT_PRICES.mediaFormat;
 
 /** Time kept back from the deadline for storing the document and answering. */
 const ANSWER_MARGIN_MS = 1500;
