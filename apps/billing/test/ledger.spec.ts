@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, RPC, ServiceError } from '@wds/contracts';
+import { ReleaseCredits } from '../src/ledger/release-credits.usecase';
 import { ReservationSweeper } from '../src/ledger/reservation-sweeper';
 import { rejection, startBilling, type BillingHarness } from './support/billing-harness';
 
@@ -92,15 +93,23 @@ describe('credits ledger over NATS (real PostgreSQL + NATS)', () => {
     expect(Number(rows[0].shortfall)).toBe(6);
   });
 
-  it('releases once, and a retry after a release reserves again', async () => {
+  it('releases an expired reservation once, and a retry after the release reserves again', async () => {
     const team = randomUUID();
     await grant(team, 10);
     const { reservationId } = await reserve(team, 'r', 6);
-    expect(await call(RPC.creditsRelease, { reservationId })).toEqual({ balance: 10 });
-    expect(await call(RPC.creditsRelease, { reservationId })).toEqual({ balance: 10 });
+    const release = billing.app.get(ReleaseCredits);
+    await billing.database.query(
+      "UPDATE billing.reservations SET expires_at = now() - interval '1 second' WHERE id = $1",
+      [reservationId],
+    );
+    expect((await release.execute({ reservationId, onlyIfExpired: true })).balance).toBe(10);
+    expect((await release.execute({ reservationId, onlyIfExpired: true })).replayed).toBe(true);
+    expect(await balance(team)).toBe(10);
     const retry = await reserve(team, 'r', 6);
     expect(retry).toEqual({ reservationId, balance: 4 });
-    expect(await call(RPC.creditsRelease, { reservationId })).toEqual({ balance: 10 });
+    // The retry's hold is live again: only its expiry releases it.
+    expect((await release.execute({ reservationId, onlyIfExpired: true })).replayed).toBe(true);
+    expect(await balance(team)).toBe(4);
   });
 
   it('applies a grant once per idempotency key and refuses an overdrawing correction', async () => {

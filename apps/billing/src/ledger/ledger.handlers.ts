@@ -3,12 +3,11 @@ import { RPC } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import { GetBalance } from './get-balance.usecase';
 import { GrantCredits } from './grant-credits.usecase';
-import { ReleaseCredits } from './release-credits.usecase';
 import { ReserveCredits } from './reserve-credits.usecase';
 import { SettleCredits } from './settle-credits.usecase';
 import { ReportCreditUsage, TakeCreditBlock } from './credit-blocks.usecases';
 
-/** A hold lives this long without settle/release before the sweeper gives the credits back. */
+/** A reservation lives this long without a settle before the sweeper gives the credits back. */
 export const RESERVATION_TTL_MS = 30 * 60_000;
 
 /** Serves the wds.billing.v1.credits.* RPCs (queue group "billing": one replica answers each). */
@@ -18,7 +17,6 @@ export class LedgerHandlers implements OnModuleInit {
     private readonly messaging: Messaging,
     private readonly reserve: ReserveCredits,
     private readonly settle: SettleCredits,
-    private readonly release: ReleaseCredits,
     private readonly grant: GrantCredits,
     private readonly getBalance: GetBalance,
     private readonly takeBlock: TakeCreditBlock,
@@ -42,10 +40,6 @@ export class LedgerHandlers implements OnModuleInit {
         actual: req.actual,
       });
       return { balance, charged: reservation.charged };
-    });
-    this.messaging.serve(RPC.creditsRelease, async (req) => {
-      const { balance } = await this.release.execute({ reservationId: req.reservationId });
-      return { balance };
     });
     this.messaging.serve(RPC.creditsGrant, async (req) => {
       const { balance } = await this.grant.execute(req);

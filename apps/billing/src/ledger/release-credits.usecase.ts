@@ -12,7 +12,12 @@ export interface ReleaseCreditsCommand {
   onlyIfExpired?: boolean;
 }
 
-/** Returns held credits of a request that failed or never ran. Releasing twice, or after settling, is a no-op. */
+/**
+ * Returns the held credits of a reservation nobody settled (the sweeper, once it expired): a
+ * `request` reservation gives back its whole amount, a `block` keeps its reported usage charged.
+ * Releasing twice, or after settling, is a no-op. (No RPC: work that fails before anything billable
+ * hands its hold back to its credit block, ADR 0005.)
+ */
 @Injectable()
 export class ReleaseCredits {
   constructor(private readonly db: Database) {}

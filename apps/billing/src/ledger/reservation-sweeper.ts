@@ -10,8 +10,8 @@ const SWEEP_EVERY_MS = 30_000;
 const BATCH = 100;
 
 /**
- * Gives back credits held by reservations nobody settled or released before they expired (the
- * gateway crashed mid-request, a release was lost), settles expired credit blocks at their
+ * Gives back credits held by reservations nobody settled before they expired (a browser-pool
+ * replica died with its session, a settle was lost), settles expired credit blocks at their
  * reported usage, and deletes per-request usage rows past WDS_USAGE_RETENTION_DAYS. Safe on every replica: releasing re-checks
  * status and expiry under the row lock, and releasing twice is a no-op.
  */

@@ -7,8 +7,12 @@ import { requestIdOf } from '../http/request-context';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/;
 
-/** Credits held for one request (from a credit block this gateway holds for the team). */
-export interface CreditReservation {
+/**
+ * Credits held for one request from a credit block this gateway holds for the team (`@wds/credits`,
+ * ADR 0005): no billing round trip. (Billing's reservations — `RPC.creditsReserve` — are for
+ * long-running work only: browser sessions.)
+ */
+export interface RequestCreditHold {
   hold: CreditHold;
   /** The usage key: a retried request with the same key is charged once. */
   key: string;
@@ -70,7 +74,7 @@ export class CreditsService {
     return `req:${requestId}`;
   }
 
-  async reserve(opts: ChargeOptions): Promise<CreditReservation> {
+  async hold(opts: ChargeOptions): Promise<RequestCreditHold> {
     const key = this.requestKey(opts.req);
     return {
       hold: await this.blocks.hold(opts.teamId, opts.estimate),
@@ -81,16 +85,16 @@ export class CreditsService {
   }
 
   /** Charges the actual cost (more or less than held) once per usage key. */
-  settle(reservation: CreditReservation, actual: number): void {
-    this.blocks.settle(reservation.hold, actual, {
-      key: reservation.key,
-      endpoint: reservation.endpoint,
-      apiKey: reservation.apiKey,
+  settle(held: RequestCreditHold, actual: number): void {
+    this.blocks.settle(held.hold, actual, {
+      key: held.key,
+      endpoint: held.endpoint,
+      apiKey: held.apiKey,
     });
   }
 
-  release(reservation: CreditReservation): void {
-    this.blocks.release(reservation.hold);
+  release(held: RequestCreditHold): void {
+    this.blocks.release(held.hold);
   }
 
   async balance(teamId: string): Promise<number> {
@@ -102,20 +106,20 @@ export class CreditsService {
       .balance;
   }
 
-  /** Reserve `estimate` → run → settle the reported cost; release when `run` throws. */
+  /** Hold `estimate` → run → settle the reported cost; release the hold when `run` throws. */
   async charge<T>(
     opts: ChargeOptions,
-    run: (reservation: CreditReservation) => Promise<Charged<T>>,
+    run: (held: RequestCreditHold) => Promise<Charged<T>>,
   ): Promise<T> {
-    const reservation = await this.reserve(opts);
+    const held = await this.hold(opts);
     let outcome: Charged<T>;
     try {
-      outcome = await run(reservation);
+      outcome = await run(held);
     } catch (err) {
-      this.release(reservation);
+      this.release(held);
       throw err;
     }
-    this.settle(reservation, outcome.credits);
+    this.settle(held, outcome.credits);
     return outcome.result;
   }
 }

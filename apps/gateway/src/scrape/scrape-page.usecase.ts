@@ -58,7 +58,7 @@ export class ScrapePageUseCase {
       );
     }
     const estimate = scrapeEstimate(options);
-    const reservation = await this.credits.reserve({
+    const held = await this.credits.hold({
       req,
       teamId: team.teamId,
       endpoint: 'scrape',
@@ -73,7 +73,7 @@ export class ScrapePageUseCase {
     if (hotKey !== undefined) {
       const answered = await this.fromHotCopy(team, hotKey, options.url, options.maxAge);
       if (answered) {
-        this.credits.settle(reservation, answered.creditsUsed);
+        this.credits.settle(held, answered.creditsUsed);
         return new SerializedAnswer(answered.json);
       }
     }
@@ -92,12 +92,12 @@ export class ScrapePageUseCase {
     } catch (err) {
       // Some failures are billable (a lockdown cache miss costs 1); the scraper says so in details.
       const owed = creditsOwedByFailure(err);
-      if (owed > 0) this.credits.settle(reservation, owed);
-      else this.credits.release(reservation);
+      if (owed > 0) this.credits.settle(held, owed);
+      else this.credits.release(held);
       throw err;
     }
     // The scrape is done: its cost is charged even if reading a large document back fails.
-    this.credits.settle(reservation, reply.creditsUsed);
+    this.credits.settle(held, reply.creditsUsed);
     if (reply.cached && reply.document) {
       this.hot.remember(reply.cached, reply.document).catch((err: unknown) => {
         this.logger.warn({ err }, 'could not keep a hot copy of a cache entry');

@@ -10,7 +10,6 @@ import { STREAMS } from './streams';
 import type { ServiceKind } from './services';
 import { CreditsReserveReply, CreditsReserveRequest } from './credits-reserve';
 import { CreditsSettleReply, CreditsSettleRequest } from './credits-settle';
-import { CreditsReleaseReply, CreditsReleaseRequest } from './credits-release';
 import { CreditsGrantReply, CreditsGrantRequest } from './credits-grant';
 import { CreditsBalanceReply, CreditsBalanceRequest } from './credits-balance';
 import {
@@ -60,12 +59,6 @@ export const RPC = {
     BILLING,
     CreditsSettleRequest,
     CreditsSettleReply,
-  ),
-  creditsRelease: defineRpc(
-    'wds.billing.v1.credits.release',
-    BILLING,
-    CreditsReleaseRequest,
-    CreditsReleaseReply,
   ),
   creditsGrant: defineRpc('wds.billing.v1.credits.grant', BILLING, CreditsGrantRequest, CreditsGrantReply),
   creditsBalance: defineRpc(

@@ -4,7 +4,6 @@ export * from './streams';
 export * from './catalogue';
 export * from './credits-reserve';
 export * from './credits-settle';
-export * from './credits-release';
 export * from './credits-grant';
 export * from './credits-balance';
 export * from './credit-blocks';

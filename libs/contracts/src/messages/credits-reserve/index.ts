@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { ActivityEndpoint } from '../../api/team/team';
 
-/** Hold credits before work starts so a team cannot overspend with concurrent requests. */
+/**
+ * A reservation: credits held for one long-running piece of work until it is settled at its actual
+ * cost (today a browser session, held for its whole ttl: apps/browser-pool SessionBilling). Ordinary
+ * requests and job pages do not reserve: they hold from a credit block (`@wds/credits`, ADR 0005).
+ * Unsettled reservations are released by billing's sweeper when they expire.
+ */
 export const CreditsReserveRequest = z.object({
   teamId: z.string().min(1),
   /** Idempotency key: a repeated reserve with the same requestId returns the same reservation. */
