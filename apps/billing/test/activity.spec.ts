@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { ErrorCode, RPC, type ActivityEventInput } from '@wds/contracts';
+import { CONSUMERS, ErrorCode, RPC, type ActivityEventInput } from '@wds/contracts';
 import { ActivityRecorder } from '@wds/credits';
 import { startNats, type RunningServer } from '@wds/local-infra';
 import { Messaging } from '@wds/messaging';
@@ -98,6 +98,19 @@ describe('team activity and usage (billing)', () => {
     }
   }
 
+  const activityConsumer = () =>
+    client.jsm.consumers.info(CONSUMERS.billingActivity.stream, CONSUMERS.billingActivity.durable);
+
+  /**
+   * Positive barrier: billing has finished with every activity message published so far (none
+   * waiting, none delivered and unacknowledged), so a count read now is final, not early.
+   */
+  const activityCaughtUp = () =>
+    until(async () => {
+      const info = await activityConsumer();
+      return info.num_pending === 0 && info.num_ack_pending === 0;
+    }, 60_000);
+
   it('records each event id once, however often it is published', async () => {
     const team = randomUUID();
     const events = Array.from({ length: 30 }, (_, i) => event(team, { createdAt: Date.now() - i * 1000 }));
@@ -105,7 +118,7 @@ describe('team activity and usage (billing)', () => {
     // Published again as other messages (other message ids, so JetStream's dedup does not apply).
     await Promise.all(events.slice(0, 10).map((e) => recorder.record(e)));
     await until(async () => (await count(team)) >= 30);
-    await new Promise((r) => setTimeout(r, 300));
+    await activityCaughtUp();
     expect(await count(team)).toBe(30);
     const page = await list(team, { limit: 100 });
     expect(page.data.map((d) => d.id)).toEqual(events.map((e) => e.id));
@@ -137,7 +150,8 @@ describe('team activity and usage (billing)', () => {
     // The first delivery after the restart fails (the table is away), so the batch is redelivered.
     await pg.query('ALTER TABLE billing.token_events RENAME TO token_events_away');
     billing = await startService();
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Barrier: the batch was delivered again, so its first delivery (against the missing table) failed.
+    await until(async () => (await activityConsumer()).num_redelivered > 0, 60_000);
     expect(await count(team)).toBe(1);
     await pg.query('ALTER TABLE billing.token_events_away RENAME TO token_events');
     await until(async () => (await count(team)) === 26);
@@ -157,7 +171,7 @@ describe('team activity and usage (billing)', () => {
       at: Date.now(),
     });
     await recorder.record(event(team, { id: whileDown[0].id, createdAt: whileDown[0].createdAt }));
-    await new Promise((r) => setTimeout(r, 1_000));
+    await activityCaughtUp();
     expect(await count(team)).toBe(26);
     const hist = await client.request(RPC.usageHistorical, { teamId: team, byApiKey: true });
     expect(hist.periods).toEqual([
