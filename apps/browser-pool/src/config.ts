@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { CommonEnv, envBool, envInt, envList } from '@wds/config';
+import { LlmEnvShape } from '@wds/llm';
 import { z } from 'zod';
 import { defaultChromiumPath } from './pool/browser-launcher';
 
@@ -55,6 +56,14 @@ export const browserPoolEnvShape = {
   WDS_BROWSER_SESSION_ADVERTISE: z.url().optional(),
   /** A replica silent for this long is dead: its sessions end (and are billed) on the others. */
   WDS_SESSION_REPLICA_TIMEOUT_MS: envInt({ min: 2000 }).default(30_000),
+  /**
+   * Browser agent runs (wds.browser-pool.v1.agent.run) this replica holds at once, each in a context
+   * of the render pool; beyond, CONCURRENCY_LIMITED. Keeps minutes-long runs from taking every
+   * render slot.
+   */
+  WDS_AGENT_RUNS: envInt({ min: 0, max: 64 }).default(2),
+  /** The LLM the agent asks for each step (libs/llm README); unset = agent runs and prompts answer 400. */
+  ...LlmEnvShape,
 };
 
 export const BrowserPoolConfig = CommonEnv.extend(browserPoolEnvShape);

@@ -3,3 +3,4 @@ export * from './fixture-site';
 export * from './generated-site';
 export * from './job-tables-upgrade';
 export * from './model-server';
+export * from './agent-site';

@@ -24,7 +24,7 @@ import { RenderServer } from './render.server';
 const HOUR = 3600 * 1000;
 
 /** Context options of a request with default emulation: contexts for it are created ahead of time. */
-const DEFAULT_SPEC = contextSpecFor({
+export const DEFAULT_SPEC = contextSpecFor({
   mobile: false,
   skipTlsVerification: true,
   location: { country: 'US' },
@@ -148,6 +148,6 @@ const DEFAULT_SPEC = contextSpecFor({
     },
     RenderServer,
   ],
-  exports: [PolicyProxy, ProfileStore, ReplayStore],
+  exports: [PolicyProxy, ProfileStore, ReplayStore, BrowserPool],
 })
 export class RenderModule {}

@@ -24,3 +24,4 @@ export * from './activity';
 export * from './team-usage';
 export * from './browser-session';
 export * from './docs-search';
+export * from './browser-agent';

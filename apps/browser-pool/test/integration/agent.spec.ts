@@ -1,0 +1,246 @@
+import { randomUUID } from 'node:crypto';
+import { PageAgentBrowser } from '@wds/agent';
+import {
+  AGENT_MAX_STEPS,
+  AGENT_RPC_MARGIN_MS,
+  BROWSER_AGENT_RPC,
+  ServiceError,
+  type AgentRunRequestInput,
+} from '@wds/contracts';
+import type { RunningModelServer } from '@wds/local-infra';
+import {
+  AGENT_SITE_FACTS,
+  MODEL_SERVER_START_TIMEOUT_MS,
+  startAgentSite,
+  startTestModelServer,
+  type AgentSite,
+} from '@wds/testing';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { defaultChromiumPath } from '../../src/pool/browser-launcher';
+import { startBrowserPool, type PoolHarness } from '../support/pool-harness';
+
+// CPU-bound model steps on a shared 2-core machine: generous budgets, no timing assertions.
+jest.setTimeout(300_000);
+
+describe('agent browser: actions by ref on a real Chromium page', () => {
+  let site: AgentSite;
+  let browser: Browser;
+  let page: Page;
+  let hands: PageAgentBrowser;
+
+  beforeAll(async () => {
+    site = await startAgentSite();
+    browser = await chromium.launch({ executablePath: defaultChromiumPath() });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await site?.close();
+  });
+  beforeEach(async () => {
+    page = await browser.newPage();
+    hands = new PageAgentBrowser(page);
+  });
+  afterEach(async () => {
+    hands.release();
+    await page.context().close();
+  });
+
+  const refFor = (snapshot: string, text: string): string => {
+    const line = snapshot.split('\n').find((l) => l.includes(text) && l.includes('[ref='));
+    const m = line && /\[ref=((?:f\d+)?e\d+)\]/.exec(line);
+    if (!m) throw new Error(`no ref for ${text} in\n${snapshot}`);
+    return m[1];
+  };
+
+  it('reaches a value behind two clicks through snapshot refs', async () => {
+    await hands.open(`${site.url}/`, 20_000);
+    let snap = await hands.snapshot(10_000);
+    expect(snap).toContain('link "Catalogue"');
+    await hands.perform({ action: 'click', ref: refFor(snap, 'link "Catalogue"') }, 20_000);
+    snap = await hands.snapshot(10_000);
+    const lines = snap.split('\n');
+    const blue = lines.findIndex((l) => l.includes(AGENT_SITE_FACTS.partItem));
+    const details = lines.slice(blue).find((l) => l.includes('link "details"'));
+    const ref = details && /\[ref=((?:f\d+)?e\d+)\]/.exec(details);
+    if (!ref) throw new Error(`no details link after the blue widget in\n${snap}`);
+    await hands.perform({ action: 'click', ref: ref[1] }, 20_000);
+    expect(hands.url()).toBe(`${site.url}/item/blue`);
+    const text = await hands.perform({ action: 'extract' }, 20_000);
+    expect(text).toContain(AGENT_SITE_FACTS.partNumber);
+  });
+
+  it('fills, selects and submits a form', async () => {
+    await hands.open(`${site.url}/contact`, 20_000);
+    const snap = await hands.snapshot(10_000);
+    await hands.perform(
+      { action: 'fill', ref: refFor(snap, 'textbox "Name"'), text: 'Ada Lovelace', submit: false },
+      20_000,
+    );
+    await hands.perform(
+      { action: 'fill', ref: refFor(snap, 'textbox "Email"'), text: 'ada@example.org', submit: false },
+      20_000,
+    );
+    const chosen = await hands.perform(
+      { action: 'select', ref: refFor(snap, 'combobox "Topic"'), option: 'Billing' },
+      20_000,
+    );
+    expect(chosen).toBe('selected billing');
+    await hands.perform({ action: 'click', ref: refFor(snap, 'button "Send message"') }, 20_000);
+    expect(site.submissions).toContainEqual(
+      expect.objectContaining({ name: 'Ada Lovelace', topic: 'billing' }),
+    );
+    expect(await hands.snapshot(10_000)).toMatch(/ticket number is T-\d{5}/);
+  });
+
+  it('closes every tab a page opens (target=_blank, window.open): one tab only', async () => {
+    await hands.open(`${site.url}/popup`, 20_000);
+    const snap = await hands.snapshot(10_000);
+    const note = await hands.perform(
+      { action: 'click', ref: refFor(snap, 'link "Catalogue in a new tab"') },
+      20_000,
+    );
+    expect(note).toMatch(/new tab .* closed/);
+    await hands.perform({ action: 'click', ref: refFor(snap, 'button "Open archive window"') }, 20_000);
+    // Positive barrier: the listener closes the tab as soon as it appears.
+    const deadline = Date.now() + 20_000;
+    while (page.context().pages().length > 1 && Date.now() < deadline) await page.waitForTimeout(50);
+    expect(page.context().pages()).toEqual([page]);
+    expect(hands.popupsClosed).toBe(2);
+    expect(hands.url()).toBe(`${site.url}/popup`);
+  });
+
+  it('fails an action on an element that is not there (the loop logs it as an error)', async () => {
+    await hands.open(`${site.url}/`, 20_000);
+    await hands.snapshot(10_000);
+    await expect(hands.perform({ action: 'click', ref: 'e999' }, 2000)).rejects.toThrow();
+  });
+});
+
+describe('wds.browser-pool.v1.agent.run with a real model server (SmolLM2: plumbing, not quality)', () => {
+  let site: AgentSite;
+  let model: RunningModelServer;
+  let pool: PoolHarness;
+
+  beforeAll(async () => {
+    model = await startTestModelServer({ contextTokens: 4096 });
+    site = await startAgentSite();
+    pool = await startBrowserPool({
+      WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
+      WDS_LLM_BASE_URL: model.baseUrl,
+      WDS_LLM_MODEL: model.modelName,
+      WDS_LLM_CONTEXT_TOKENS: '4096',
+      WDS_AGENT_RUNS: '1',
+    });
+  }, MODEL_SERVER_START_TIMEOUT_MS);
+  afterAll(async () => {
+    await pool?.stop();
+    await site?.close();
+    await model?.stop();
+  });
+
+  const run = (req: Partial<AgentRunRequestInput>) =>
+    pool.client.request(
+      BROWSER_AGENT_RPC.run,
+      {
+        teamId: 'team-a',
+        jobId: randomUUID(),
+        prompt: `Find the part number of the ${AGENT_SITE_FACTS.partItem}.`,
+        urls: [`${site.url}/`],
+        timeoutMs: 180_000,
+        ...req,
+      },
+      { timeoutMs: (req.timeoutMs ?? 180_000) + AGENT_RPC_MARGIN_MS },
+    );
+
+  it('runs the loop within its step limit and reports steps, tokens, browser time and the page', async () => {
+    const reply = await run({ maxSteps: 2 });
+    expect({ status: reply.status, output: reply.output }).toEqual({
+      status: expect.stringMatching(/^(completed|max_steps)$/),
+      output: expect.any(String),
+    });
+    expect(reply.steps.length).toBeGreaterThan(0);
+    expect(reply.steps.length).toBeLessThanOrEqual(2);
+    if (reply.status === 'max_steps') {
+      expect(reply.steps).toHaveLength(2);
+      expect(reply.output).toMatch(/step limit \(2\)/);
+    }
+    for (const s of reply.steps) {
+      expect(s).toMatchObject({
+        step: expect.any(Number),
+        action: expect.any(String),
+        outcome: expect.stringMatching(/^(ok|refused|error)$/),
+      });
+    }
+    expect(reply.tokens.input).toBeGreaterThan(0);
+    expect(reply.tokens.output).toBeGreaterThan(0);
+    expect(reply.model).toBe(model.modelName);
+    expect(reply.browserMs).toBeGreaterThan(0);
+    expect(reply.finalUrl.startsWith(site.url)).toBe(true);
+    expect(reply.finalSnapshot).toContain('[ref=');
+    expect(site.hits('/')).toBeGreaterThan(0);
+  });
+
+  it('with a schema, returns data valid against it when the model finishes', async () => {
+    const schema = {
+      type: 'object',
+      properties: { partNumber: { type: 'string' } },
+      required: ['partNumber'],
+    };
+    const reply = await run({ maxSteps: 1, schema });
+    expect(reply.steps).toHaveLength(1);
+    if (reply.status === 'completed') {
+      // A 135M model's value is not checked, only that it is schema-valid when present.
+      if (reply.data !== undefined)
+        expect(typeof (reply.data as { partNumber: unknown }).partNumber).toBe('string');
+      else expect(reply.warnings.length).toBeGreaterThan(0);
+    } else expect(reply.status).toBe('max_steps');
+  });
+
+  it('stops with status timeout when the deadline comes first', async () => {
+    const reply = await run({ timeoutMs: 1000 });
+    expect(reply.status).toBe('timeout');
+    expect(reply.output).toMatch(/ran out of time/);
+    expect(reply.steps.length).toBeLessThan(AGENT_MAX_STEPS);
+  });
+
+  it('refuses a start URL outside the allowed domains and a private one, without opening it', async () => {
+    const outside = await run({ allowedDomains: ['shop.example'] });
+    expect(outside.status).toBe('failed');
+    expect(outside.output).toMatch(/start URL is not allowed.*outside the allowed domains/);
+    expect(outside.steps).toHaveLength(0);
+    // The network policy under the agent: a private address that is not allow-listed.
+    const priv = await run({ urls: ['http://10.0.0.1/'], timeoutMs: 60_000 });
+    expect(priv.status).toBe('failed');
+    expect(priv.output).toMatch(/start page could not be opened/);
+  });
+
+  it('answers a clear 400 for a schema that cannot be compiled, before any browser work', async () => {
+    const err = await run({ schema: { type: 'object', properties: { a: { type: 'nonsense' } } } }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ServiceError);
+    expect((err as ServiceError).code).toBe('BAD_REQUEST');
+    expect((err as ServiceError).message).toMatch(/^schema:/);
+  });
+});
+
+describe('wds.browser-pool.v1.agent.run without an LLM', () => {
+  let pool: PoolHarness;
+  beforeAll(async () => {
+    pool = await startBrowserPool({});
+  }, 120_000);
+  afterAll(() => pool?.stop());
+
+  it('answers BAD_REQUEST naming WDS_LLM_BASE_URL', async () => {
+    const err = await pool.client
+      .request(
+        BROWSER_AGENT_RPC.run,
+        { teamId: 't', jobId: 'j', prompt: 'x', timeoutMs: 5000 },
+        { timeoutMs: 30_000 },
+      )
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceError);
+    expect((err as ServiceError).code).toBe('BAD_REQUEST');
+    expect((err as ServiceError).message).toMatch(/WDS_LLM_BASE_URL/);
+  });
+});

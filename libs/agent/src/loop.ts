@@ -1,0 +1,338 @@
+import { SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import type { AgentRunStatus, AgentStep } from '@wds/contracts';
+import { addUsage, LlmError, NO_USAGE, type LlmPort, type LlmUsage } from '@wds/llm';
+import { ACTION_SCHEMA, parseAction, type AgentAction } from './actions';
+import type { AgentBrowser } from './browser';
+import { checkNavigation, type NavigationPolicy } from './policy';
+import { AGENT_SYSTEM_PROMPT, DATA_SYSTEM_PROMPT, dataInstruction, stepInstruction } from './prompt';
+import { describeRef, refsOf, renderObservation } from './snapshot';
+
+const tracer = trace.getTracer('@wds/agent');
+
+export interface AgentRunOptions {
+  llm: LlmPort;
+  browser: AgentBrowser;
+  task: string;
+  /** JSON Schema of the final `data` (object root); without it only the answer is produced. */
+  schema?: Record<string, unknown>;
+  /** Model steps at most (the issue's cap is 25). */
+  maxSteps: number;
+  /** Epoch ms by which the run ends (status `timeout`). */
+  deadline: number;
+  policy: NavigationPolicy;
+  /** Opened first (the first one); the others are shown to the model. */
+  startUrls?: readonly string[];
+  /** Tokens one step's answer may take (a step is a small JSON object). */
+  stepMaxTokens?: number;
+  /** Invalid answers in a row after which the run fails. */
+  maxInvalidInARow?: number;
+  now?: () => number;
+}
+
+export interface AgentRunResult {
+  status: AgentRunStatus;
+  output: string;
+  data?: unknown;
+  steps: AgentStep[];
+  usage: LlmUsage;
+  model: string;
+  finalUrl: string;
+  finalSnapshot: string;
+  warnings: string[];
+}
+
+/** Snapshot text kept in the result (the interact `result`, the RPC's finalSnapshot). */
+export const FINAL_SNAPSHOT_MAX_CHARS = 40_000;
+/** Page work of one step at most (an action, a snapshot). */
+const STEP_ACTION_MS = 15_000;
+/** Time kept back for the data call and the reply once the loop is done. */
+const MIN_MODEL_MS = 1000;
+
+type Decision = { kind: 'action'; action: AgentAction } | { kind: 'invalid'; reason: string };
+
+/**
+ * THE agent loop: observe (AI snapshot), ask the model for one action of the fixed set (JSON-schema
+ * constrained through the LLM port), check it in code (refs of the latest snapshot only, keys from
+ * the allowed set, navigation under the run's policy), execute it, log it; until the model finishes,
+ * `maxSteps` or the deadline. With a schema, one more call turns the answer into `data`.
+ */
+export class AgentLoop {
+  private readonly steps: AgentStep[] = [];
+  private readonly notes: string[] = [];
+  private readonly warnings: string[] = [];
+  private usage: LlmUsage = NO_USAGE;
+  private snapshot = '';
+  private title = '';
+  private model = '';
+  private readonly now: () => number;
+
+  constructor(private readonly o: AgentRunOptions) {
+    this.now = o.now ?? Date.now;
+  }
+
+  run(): Promise<AgentRunResult> {
+    return tracer.startActiveSpan('agent.run', async (span) => {
+      span.setAttribute('wds.agent.max_steps', this.o.maxSteps);
+      try {
+        const result = await this.loop();
+        span.setAttributes({
+          'wds.agent.status': result.status,
+          'wds.agent.steps': result.steps.length,
+          'gen_ai.usage.input_tokens': result.usage.promptTokens,
+          'gen_ai.usage.output_tokens': result.usage.completionTokens,
+        });
+        if (result.status === 'failed') span.setStatus({ code: SpanStatusCode.ERROR });
+        return result;
+      } finally {
+        this.o.browser.release();
+        span.end();
+      }
+    });
+  }
+
+  private async loop(): Promise<AgentRunResult> {
+    const o = this.o;
+    const start = o.startUrls?.[0];
+    if (start) {
+      const decision = checkNavigation(start, 'about:blank', o.policy);
+      if (!decision.ok) return this.result('failed', `The start URL is not allowed: ${decision.reason}`);
+      try {
+        await o.browser.open(decision.url, Math.min(STEP_ACTION_MS * 2, this.left()));
+      } catch (err) {
+        if (this.left() < MIN_MODEL_MS) return this.stopped('timeout');
+        return this.result('failed', `The start page could not be opened: ${firstLine(err)}`);
+      }
+    }
+    let invalidInARow = 0;
+    for (let n = 1; n <= o.maxSteps; n++) {
+      if (this.left() < MIN_MODEL_MS) return this.stopped('timeout');
+      await this.observe();
+      let decision: Decision;
+      try {
+        decision = await this.decide(n);
+      } catch (err) {
+        if (
+          err instanceof LlmError &&
+          (err.kind === 'aborted' || err.kind === 'timeout') &&
+          this.left() < MIN_MODEL_MS
+        )
+          return this.stopped('timeout');
+        return this.result('failed', `The model could not choose a step: ${firstLine(err)}`);
+      }
+      if (decision.kind === 'invalid') {
+        this.log(n, { action: 'invalid', outcome: 'refused', detail: decision.reason }, 0);
+        if (++invalidInARow >= (o.maxInvalidInARow ?? 3))
+          return this.result('failed', 'The model gave no usable action several times in a row');
+        continue;
+      }
+      invalidInARow = 0;
+      const action = decision.action;
+      if (action.action === 'finish') {
+        this.log(n, { action: 'finish', outcome: 'ok' }, 0);
+        return this.finish(action.answer);
+      }
+      await this.act(n, action);
+    }
+    return this.stopped('max_steps');
+  }
+
+  /** Takes the snapshot the next decision sees (a failure is shown to the model as the page). */
+  private async observe(): Promise<void> {
+    try {
+      this.snapshot = await this.o.browser.snapshot(Math.min(STEP_ACTION_MS, this.left()));
+      this.title = await this.o.browser.title();
+    } catch (err) {
+      this.snapshot = `(the page could not be read: ${firstLine(err)})`;
+    }
+  }
+
+  private async decide(n: number): Promise<Decision> {
+    const o = this.o;
+    const stepMaxTokens = Math.min(o.stepMaxTokens ?? 384, o.llm.maxOutputTokens);
+    const instruction = stepInstruction(o.task, n, o.maxSteps, Math.round(this.left() / 1000));
+    const reserve =
+      stepMaxTokens +
+      o.llm.estimateTokens(AGENT_SYSTEM_PROMPT) +
+      o.llm.estimateTokens(instruction) +
+      o.llm.estimateTokens(JSON.stringify(ACTION_SCHEMA)) +
+      64;
+    const budget = o.llm.documentBudgetChars('agent', reserve);
+    const observation = renderObservation(this.observation(), budget);
+    const r = await o.llm.structured({
+      feature: 'agent',
+      schema: ACTION_SCHEMA,
+      schemaName: 'browser_action',
+      system: AGENT_SYSTEM_PROMPT,
+      instruction,
+      document: { text: observation.text, source: safeSource(o.browser.url()) },
+      maxTokens: stepMaxTokens,
+      signal: AbortSignal.timeout(Math.max(1, this.left() - 200)),
+    });
+    this.usage = addUsage(this.usage, r.usage);
+    this.model = r.model;
+    if (!r.valid) return { kind: 'invalid', reason: 'the answer did not match the action schema' };
+    const parsed = parseAction(r.value);
+    return parsed.ok ? { kind: 'action', action: parsed.action } : { kind: 'invalid', reason: parsed.error };
+  }
+
+  /** Checks the action against the latest snapshot and the policy, then executes it. */
+  private async act(n: number, action: Exclude<AgentAction, { action: 'finish' }>): Promise<void> {
+    const started = this.now();
+    const ref = 'ref' in action ? action.ref : undefined;
+    const target =
+      ref !== undefined
+        ? describeRef(this.snapshot, ref)
+        : action.action === 'navigate'
+          ? action.url.slice(0, 300)
+          : action.action === 'press'
+            ? action.key
+            : action.action === 'scroll'
+              ? action.direction
+              : action.action === 'wait'
+                ? `${action.milliseconds} ms`
+                : undefined;
+    const value =
+      action.action === 'fill' ? action.text : action.action === 'select' ? action.option : undefined;
+    const entry = { action: action.action, target, value };
+    if (ref !== undefined && !refsOf(this.snapshot).has(ref)) {
+      this.log(
+        n,
+        { ...entry, outcome: 'refused', detail: `no element ${ref} in the latest snapshot` },
+        started,
+      );
+      return;
+    }
+    let todo = action;
+    if (action.action === 'navigate') {
+      const decision = checkNavigation(action.url, this.o.browser.url(), this.o.policy);
+      if (!decision.ok) {
+        this.log(n, { ...entry, outcome: 'refused', detail: decision.reason }, started);
+        return;
+      }
+      todo = { action: 'navigate', url: decision.url };
+    }
+    try {
+      const detail = await this.o.browser.perform(
+        todo,
+        Math.min(STEP_ACTION_MS, Math.max(1000, this.left())),
+      );
+      if (action.action === 'extract' && detail) this.notes.push(detail);
+      this.log(
+        n,
+        { ...entry, outcome: 'ok', detail: action.action === 'extract' ? detail?.slice(0, 300) : detail },
+        started,
+      );
+    } catch (err) {
+      this.log(n, { ...entry, outcome: 'error', detail: firstLine(err) }, started);
+    }
+  }
+
+  private async finish(answer: string): Promise<AgentRunResult> {
+    const o = this.o;
+    if (!o.schema) return this.result('completed', answer);
+    await this.observe();
+    let data: unknown;
+    try {
+      const r = await o.llm.structured({
+        feature: 'agent',
+        schema: o.schema,
+        schemaName: 'agent_data',
+        system: DATA_SYSTEM_PROMPT,
+        instruction: dataInstruction(o.task),
+        document: {
+          text: `Final answer of the agent:\n${answer}\n\n${renderObservation(this.observation(), 1e9).text}`,
+          source: safeSource(o.browser.url()),
+        },
+        signal: AbortSignal.timeout(Math.max(1000, this.left())),
+      });
+      this.usage = addUsage(this.usage, r.usage);
+      this.warnings.push(...r.warnings);
+      if (r.valid) data = r.value;
+    } catch (err) {
+      this.warnings.push(`The data matching the schema could not be produced: ${firstLine(err)}`);
+    }
+    return { ...this.result('completed', answer), data };
+  }
+
+  private stopped(status: 'timeout' | 'max_steps'): AgentRunResult {
+    const why =
+      status === 'timeout'
+        ? `The agent ran out of time after ${this.steps.length} steps without finishing the task.`
+        : `The agent reached its step limit (${this.o.maxSteps}) without finishing the task.`;
+    const read = this.notes.length ? ` Text it read: ${this.notes.join(' | ').slice(0, 1000)}` : '';
+    return this.result(status, why + read);
+  }
+
+  private result(status: AgentRunStatus, output: string): AgentRunResult {
+    return {
+      status,
+      output,
+      steps: this.steps,
+      usage: this.usage,
+      model: this.model || this.o.llm.modelFor('agent'),
+      finalUrl: this.o.browser.url(),
+      finalSnapshot: this.snapshot.slice(0, FINAL_SNAPSHOT_MAX_CHARS),
+      warnings: this.warnings,
+    };
+  }
+
+  private observation() {
+    return {
+      url: this.o.browser.url(),
+      title: this.title,
+      snapshot: this.snapshot,
+      steps: this.steps,
+      notes: this.notes,
+      startUrls: this.o.startUrls ?? [],
+    };
+  }
+
+  private log(
+    n: number,
+    s: Pick<AgentStep, 'action' | 'target' | 'value' | 'outcome' | 'detail'>,
+    started: number,
+  ): void {
+    const step: AgentStep = {
+      step: n,
+      action: s.action,
+      ...(s.target !== undefined ? { target: s.target } : {}),
+      ...(s.value !== undefined ? { value: s.value } : {}),
+      outcome: s.outcome,
+      ...(s.detail !== undefined ? { detail: s.detail } : {}),
+      url: this.o.browser.url(),
+      ms: started ? Math.max(0, Math.round(this.now() - started)) : 0,
+    };
+    this.steps.push(step);
+    // One span per step: the action, its ref and outcome only (no page text: pages may be confidential).
+    const span: Span = tracer.startSpan('agent.step', {
+      ...(started ? { startTime: started } : {}),
+      attributes: {
+        'wds.agent.step': n,
+        'wds.agent.action': s.action,
+        'wds.agent.outcome': s.outcome,
+        ...(s.target && /^(f\d+)?e\d+\b/.test(s.target) ? { 'wds.agent.ref': s.target.split(' ')[0] } : {}),
+      },
+    });
+    if (s.outcome === 'error') span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  }
+
+  private left(): number {
+    return this.o.deadline - this.now();
+  }
+}
+
+function firstLine(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  return msg.split('\n')[0].slice(0, 300);
+}
+
+/** The page URL as the port's `source` attribute (cut; it is escaped by the port). */
+function safeSource(url: string): string {
+  return url.slice(0, 500);
+}
+
+/** Runs one agent task (see AgentLoop). */
+export function runAgent(options: AgentRunOptions): Promise<AgentRunResult> {
+  return new AgentLoop(options).run();
+}
