@@ -2,7 +2,9 @@ import { Module } from '@nestjs/common';
 import { Database } from '@wds/database';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { Logger } from 'pino';
-import { AskDocs } from './answer/ask-docs.usecase';
+import { ActivityRecorder } from '@wds/credits';
+import { Messaging } from '@wds/messaging';
+import { AskDocs, DOCS_TOKEN_SINK } from './answer/ask-docs.usecase';
 import { llmConfigFrom, OpenAiCompatibleLlm } from '@wds/llm';
 import { DOCS_ANSWER_MODEL } from './answer/answer-model';
 import { LlmAnswerModel } from './answer/llm-answer-model';
@@ -33,6 +35,7 @@ import { Retriever } from './search/retriever';
       useFactory: (config: DocsSearchConfig) =>
         new LlmAnswerModel(new OpenAiCompatibleLlm(llmConfigFrom(config))),
     },
+    { provide: DOCS_TOKEN_SINK, inject: [Messaging], useFactory: (m: Messaging) => new ActivityRecorder(m) },
     AskDocs,
     DocsSearchService,
   ],

@@ -62,6 +62,8 @@ describe('LLM formats through the stack (Firecrawl JS and Python SDKs)', () => {
         WDS_LLM_MAX_OUTPUT_TOKENS: '256',
         // CPU-bound on a shared machine: no attempt is cut short.
         WDS_LLM_TIMEOUT_MS: '900000',
+        WDS_DOCS_ANSWER_TIMEOUT_MS: '600000',
+        WDS_DOCS_SEARCH_TIMEOUT_MS: '600000',
         // Every service (docs-search indexes its docs at start) and the model must be up first.
         WDS_START_TIMEOUT_MS: '600000',
       },
@@ -128,5 +130,39 @@ describe('LLM formats through the stack (Firecrawl JS and Python SDKs)', () => {
     expect(r.summary.length).toBeGreaterThan(0);
     expect(r.preview).toBeDefined();
     if (r.preview.limit != null) expect(Number.isInteger(r.preview.limit)).toBe(true);
+  }, 900_000);
+
+  it("docs search: the model's tokens go into the team's token usage", async () => {
+    const get = async (p: string) => {
+      const res = await fetch(`${stack.url}${p}`, { headers: { authorization: `Bearer ${KEY}` } });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { periods: { llmTokens: { total: number } }[] };
+    };
+    // llmTokens: what the model actually spent (tokensUsed is the SDKs' credits × 15).
+    const used = async () =>
+      (await get('/v2/team/token-usage/historical')).periods.reduce((n, p) => n + p.llmTokens.total, 0);
+    // Earlier cases' tokens are recorded asynchronously: wait until the total stops moving.
+    let before = await used();
+    for (let stable = 0; stable < 3;) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const now = await used();
+      stable = now === before ? stable + 1 : 0;
+      before = now;
+    }
+    const res = await fetch(`${stack.url}/v2/support/docs-search`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ question: 'How is a webhook delivery signed?' }),
+    });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { usage: { totalTokens: number }; warning?: string };
+    // The embedded model answered (valid or not): only a failed or timed-out call spends nothing.
+    expect(answer.usage.totalTokens).toBeGreaterThan(0);
+    let after = before;
+    for (const end = Date.now() + 60_000; after < before + answer.usage.totalTokens && Date.now() < end;) {
+      await new Promise((r) => setTimeout(r, 250));
+      after = await used();
+    }
+    expect(after - before).toBe(answer.usage.totalTokens);
   }, 900_000);
 });

@@ -10,6 +10,12 @@ export interface ModelAnswer {
   evidence: DocsSearchEvidence[];
   /** Citations the model made that point at no retrieved passage. */
   dropped: number;
+}
+
+/** One call of the model: its answer when the output was valid, and the tokens it spent either way. */
+export interface ModelReply {
+  /** Undefined when the model's output was not a valid answer (the caller quotes passages instead). */
+  answer: ModelAnswer | undefined;
   usage: { promptTokens: number; completionTokens: number; totalTokens: number };
   model: string;
 }
@@ -18,6 +24,5 @@ export interface ModelAnswer {
 export interface AnswerModel {
   /** Whether a model is configured at all. */
   readonly enabled: boolean;
-  /** Undefined when the model's output was not a valid answer (the caller quotes passages instead). */
-  answer(question: string, retrieved: Retrieved[], signal: AbortSignal): Promise<ModelAnswer | undefined>;
+  answer(question: string, retrieved: Retrieved[], signal: AbortSignal): Promise<ModelReply>;
 }

@@ -1,10 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { DocsAskRequest, DocsSearchResult } from '@wds/contracts';
+import type { ActivityRecorder } from '@wds/credits';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { Logger } from 'pino';
 import type { DocsSearchConfig } from '../config';
 import { Retriever } from '../search/retriever';
-import { DOCS_ANSWER_MODEL, type AnswerModel } from './answer-model';
+import { DOCS_ANSWER_MODEL, type AnswerModel, type ModelReply } from './answer-model';
 import { extractiveAnswer } from './extractive';
 
 /** Kept back from the gateway's deadline for the fallback answer and the reply's trip. */
@@ -13,12 +15,21 @@ const DEADLINE_MARGIN_MS = 2000;
 export const NO_MODEL_WARNING =
   'No language model is configured (WDS_LLM_BASE_URL); the answer quotes the best-matching passages.';
 
-/** Answers a question from the index: retrieval, then the model's cited answer or an extractive one. */
+/** Injection token of where the tokens of answers are reported (an `ActivityRecorder`). */
+export const DOCS_TOKEN_SINK = 'DOCS_TOKEN_SINK';
+export type DocsTokenSink = Pick<ActivityRecorder, 'reportTokens'>;
+
+/**
+ * Answers a question from the index: retrieval, then the model's cited answer or an extractive one.
+ * Every model call's tokens go into the asking team's token usage (endpoint `docs_search`), also
+ * when its output was not used.
+ */
 @Injectable()
 export class AskDocs {
   constructor(
     private readonly retriever: Retriever,
     @Inject(DOCS_ANSWER_MODEL) private readonly model: AnswerModel,
+    @Inject(DOCS_TOKEN_SINK) private readonly tokens: DocsTokenSink,
     @Inject(APP_CONFIG) private readonly config: DocsSearchConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -57,12 +68,12 @@ export class AskDocs {
         'No time was left for the language model; the answer quotes the best-matching passages.',
       );
     try {
-      const answer = await this.model.answer(req.question, retrieved, AbortSignal.timeout(budget));
-      if (answer) {
-        usage.inputTokens = answer.usage.promptTokens;
-        usage.outputTokens = answer.usage.completionTokens;
-        usage.totalTokens = answer.usage.totalTokens;
-      }
+      const reply = await this.model.answer(req.question, retrieved, AbortSignal.timeout(budget));
+      usage.inputTokens = reply.usage.promptTokens;
+      usage.outputTokens = reply.usage.completionTokens;
+      usage.totalTokens = reply.usage.totalTokens;
+      await this.report(req, reply);
+      const answer = reply.answer;
       if (!answer) {
         return extractive(
           'The language model did not produce a valid answer; the answer quotes the best-matching passages.',
@@ -88,6 +99,29 @@ export class AskDocs {
           ? `The language model did not answer within ${Math.round(budget / 1000)} s; the answer quotes the best-matching passages.`
           : 'The language model failed; the answer quotes the best-matching passages.',
       );
+    }
+  }
+
+  /**
+   * Records the call's tokens before the answer leaves (the answer reports them too, so they must be
+   * on the books). A recording failure does not cost the caller the answer: it is logged.
+   */
+  private async report(req: DocsAskRequest, reply: ModelReply): Promise<void> {
+    if (reply.usage.totalTokens === 0) return;
+    try {
+      await this.tokens.reportTokens({
+        // A fresh id: the request id may come from the client's x-request-id, which is not unique.
+        eventId: `docs_search:${randomUUID()}`,
+        teamId: req.teamId,
+        apiKey: req.apiKey,
+        endpoint: 'docs_search',
+        model: reply.model,
+        inputTokens: reply.usage.promptTokens,
+        outputTokens: reply.usage.completionTokens,
+        at: Date.now(),
+      });
+    } catch (err) {
+      this.logger.error({ err, requestId: req.requestId }, 'docs answer: could not record its token usage');
     }
   }
 }

@@ -1,7 +1,7 @@
 import type { DocsSearchEvidence } from '@wds/contracts';
 import type { LlmPort } from '@wds/llm';
 import type { Retrieved } from '../search/retriever';
-import type { AnswerModel, ModelAnswer } from './answer-model';
+import type { AnswerModel, ModelReply } from './answer-model';
 
 /** Characters of each passage shown to the model: a whole passage, bounded for small context windows. */
 const PASSAGE_CHARS = 1200;
@@ -55,11 +55,7 @@ export class LlmAnswerModel implements AnswerModel {
     return this.llm.enabled;
   }
 
-  async answer(
-    question: string,
-    retrieved: Retrieved[],
-    signal: AbortSignal,
-  ): Promise<ModelAnswer | undefined> {
+  async answer(question: string, retrieved: Retrieved[], signal: AbortSignal): Promise<ModelReply> {
     const result = await this.llm.structured({
       feature: 'docs',
       schema: SCHEMA,
@@ -72,7 +68,12 @@ export class LlmAnswerModel implements AnswerModel {
       temperature: 0,
       signal,
     });
-    if (!result.valid) return undefined;
+    const usage = {
+      promptTokens: result.usage.promptTokens,
+      completionTokens: result.usage.completionTokens,
+      totalTokens: result.usage.totalTokens,
+    };
+    if (!result.valid) return { answer: undefined, usage, model: result.model };
     const value = result.value as { answer: string; citations: { passage: number; reason: string }[] };
     const seen = new Set<number>();
     const evidence: DocsSearchEvidence[] = [];
@@ -87,16 +88,6 @@ export class LlmAnswerModel implements AnswerModel {
       seen.add(c.passage);
       evidence.push({ pathOrUrl: r.passage.ref, reason: c.reason.trim() });
     }
-    return {
-      answer: value.answer.trim(),
-      evidence,
-      dropped,
-      usage: {
-        promptTokens: result.usage.promptTokens,
-        completionTokens: result.usage.completionTokens,
-        totalTokens: result.usage.totalTokens,
-      },
-      model: result.model,
-    };
+    return { answer: { answer: value.answer.trim(), evidence, dropped }, usage, model: result.model };
   }
 }

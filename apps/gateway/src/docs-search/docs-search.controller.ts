@@ -19,6 +19,11 @@ export class DocsSearchController {
     @Body() body: unknown,
   ): Promise<DocsSearchResponse> {
     const { question } = validate(DocsSearchRequest, body, 'body');
-    return this.search.execute({ teamId: team.teamId, requestId: requestIdOf(req) ?? '', question });
+    return this.search.execute({
+      teamId: team.teamId,
+      apiKey: team.keyPrefix,
+      requestId: requestIdOf(req) ?? '',
+      question,
+    });
   }
 }

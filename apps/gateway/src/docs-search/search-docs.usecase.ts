@@ -11,6 +11,8 @@ const TIMEOUT_SHARE = 0.95;
 
 export interface SearchDocsCommand {
   teamId: string;
+  /** Public prefix of the API key that asked (its token usage is recorded under it). */
+  apiKey: string | null;
   requestId: string;
   question: string;
 }
@@ -36,6 +38,7 @@ export class SearchDocs {
         DOCS_SEARCH_RPC.ask,
         {
           teamId: cmd.teamId,
+          apiKey: cmd.apiKey,
           requestId: cmd.requestId || `req_${randomUUID()}`,
           question: cmd.question,
           deadline: t0 + timeoutMs,

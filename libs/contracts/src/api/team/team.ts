@@ -16,6 +16,14 @@ export const ACTIVITY_ENDPOINTS = [
 export const ActivityEndpoint = z.enum(ACTIVITY_ENDPOINTS);
 export type ActivityEndpoint = z.infer<typeof ActivityEndpoint>;
 
+/**
+ * What LLM tokens can be spent for: every activity endpoint, plus the docs-search answers
+ * (`POST /v2/support/docs-search`, which is not a billable call and so has no activity record).
+ */
+export const TOKEN_USAGE_ENDPOINTS = [...ACTIVITY_ENDPOINTS, 'docs_search'] as const;
+export const TokenUsageEndpoint = z.enum(TOKEN_USAGE_ENDPOINTS);
+export type TokenUsageEndpoint = z.infer<typeof TokenUsageEndpoint>;
+
 /** Query strings arrive as text; `true`/`false` (and real booleans) are accepted. */
 export const QueryBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
 

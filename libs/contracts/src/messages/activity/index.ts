@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ActivityEndpoint } from '../../api/team/team';
+import { ActivityEndpoint, TokenUsageEndpoint } from '../../api/team/team';
 
 /*
  * Team activity and LLM token usage, reported by the services that do billable work and recorded
@@ -56,7 +56,7 @@ export const TokenUsageEvent = z.object({
   teamId: z.string().min(1).max(200),
   /** Public lookup prefix of the API key the work was started with; null when none. */
   apiKey: z.string().min(1).max(64).nullable(),
-  endpoint: ActivityEndpoint,
+  endpoint: TokenUsageEndpoint,
   /** The job or session the tokens were spent for, when there is one. */
   jobId: z.string().min(1).max(200).optional(),
   model: z.string().max(200).optional(),

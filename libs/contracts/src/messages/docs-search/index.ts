@@ -8,6 +8,8 @@ import { defineRpc } from '../define';
 
 export const DocsAskRequest = z.object({
   teamId: z.string().min(1),
+  /** Public lookup prefix of the API key that asked (token usage per key); null when none. */
+  apiKey: z.string().min(1).max(64).nullable().default(null),
   /** The gateway's request id, echoed as `requestId`. */
   requestId: z.string().min(1),
   question: z.string().min(1).max(DOCS_SEARCH_QUESTION_MAX),
