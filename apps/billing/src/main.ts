@@ -2,14 +2,7 @@
 import { startTelemetry } from '@wds/observability';
 startTelemetry({ serviceName: 'billing' });
 
-import path from 'node:path';
 import { runServiceMain } from '@wds/service-kit';
-import { AppModule } from './app.module';
-import { BillingConfig } from './config';
+import { billingServiceOptions } from './billing.service-options';
 
-runServiceMain({
-  kind: 'billing',
-  module: AppModule,
-  configSchema: BillingConfig,
-  migrations: { schema: 'billing', dir: path.join(__dirname, '..', 'migrations') },
-});
+runServiceMain(billingServiceOptions());

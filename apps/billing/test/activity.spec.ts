@@ -10,7 +10,7 @@ import { Messaging } from '@wds/messaging';
 import { createLogger } from '@wds/observability';
 import { bootstrapService, type RunningService } from '@wds/service-kit';
 import { createTestDatabase } from '@wds/testing';
-import { AppModule } from '../src/app.module';
+import { billingServiceOptions } from '../src/billing.service-options';
 import { BillingConfig } from '../src/config';
 import { rejection } from './support/billing-harness';
 
@@ -33,13 +33,9 @@ describe('team activity and usage (billing)', () => {
   let pg: Client;
 
   const startService = async () =>
-    bootstrapService({
-      kind: 'billing',
-      module: AppModule,
-      configSchema: BillingConfig,
-      migrations: { schema: 'billing', dir: path.join(__dirname, '..', 'migrations') },
-      env: { NATS_URL: nats.url, DATABASE_URL: db.url, LOG_LEVEL: 'error', HEALTH_HOST: '127.0.0.1' },
-    });
+    bootstrapService(
+      billingServiceOptions({ NATS_URL: nats.url, DATABASE_URL: db.url, LOG_LEVEL: 'error', HEALTH_HOST: '127.0.0.1' }),
+    );
 
   beforeAll(async () => {
     natsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-billing-activity-'));

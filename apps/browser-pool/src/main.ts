@@ -2,14 +2,7 @@
 import { startTelemetry } from '@wds/observability';
 startTelemetry({ serviceName: 'browser-pool' });
 
-import path from 'node:path';
 import { runServiceMain } from '@wds/service-kit';
-import { AppModule } from './app.module';
-import { BrowserPoolConfig } from './config';
+import { browserPoolServiceOptions } from './browser-pool.service-options';
 
-runServiceMain({
-  kind: 'browser-pool',
-  module: AppModule,
-  configSchema: BrowserPoolConfig,
-  migrations: { schema: 'browser_pool', dir: path.join(__dirname, '..', 'migrations') },
-});
+runServiceMain(browserPoolServiceOptions());

@@ -3,6 +3,6 @@ import { startTelemetry } from '@wds/observability';
 startTelemetry({ serviceName: 'crawler' });
 
 import { runServiceMain } from '@wds/service-kit';
-import { crawlerServiceOptions } from './crawler.service';
+import { crawlerServiceOptions } from './crawler.service-options';
 
 runServiceMain(crawlerServiceOptions());

@@ -2,14 +2,7 @@
 import { startTelemetry } from '@wds/observability';
 startTelemetry({ serviceName: 'docs-search' });
 
-import path from 'node:path';
 import { runServiceMain } from '@wds/service-kit';
-import { AppModule } from './app.module';
-import { DocsSearchConfig } from './config';
+import { docsSearchServiceOptions } from './docs-search.service-options';
 
-runServiceMain({
-  kind: 'docs-search',
-  module: AppModule,
-  configSchema: DocsSearchConfig,
-  migrations: { schema: 'docs_search', dir: path.join(__dirname, '..', 'migrations') },
-});
+runServiceMain(docsSearchServiceOptions());

@@ -13,7 +13,7 @@ import { LimitsModule } from './limits/limits.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { ScrapeModule } from './scrape/scrape.module';
 import { TeamModule } from './team/team.module';
-import { PendingRoutesModule } from './v2/pending-routes.module';
+import { PendingRoutesModule } from './pending-routes/pending-routes.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({

@@ -1,5 +1,5 @@
 import './telemetry';
 import { runServiceMain } from '@wds/service-kit';
-import { gatewayServiceOptions } from './gateway.service';
+import { gatewayServiceOptions } from './gateway.service-options';
 
 runServiceMain(gatewayServiceOptions());

@@ -9,7 +9,7 @@ import { createLogger } from '@wds/observability';
 import { bootstrapService, type RunningService } from '@wds/service-kit';
 import { createTestDatabase } from '@wds/testing';
 import type { GatewayConfig } from '../src/config';
-import { gatewayServiceOptions } from '../src/gateway.service';
+import { gatewayServiceOptions } from '../src/gateway.service-options';
 
 export interface TestStack {
   natsUrl: string;

@@ -2,7 +2,7 @@ import { CRAWL_RPC, SERVICE_KINDS } from '@wds/contracts';
 import { registerInstance } from '@wds/service-kit';
 import type { Service } from '@nats-io/services';
 import { ConcurrencyLimiter } from '../src/limits/concurrency-limiter';
-import { endpointName, pendingRoutes } from '../src/v2/not-implemented.routes';
+import { endpointName, pendingRoutes } from '../src/pending-routes/not-implemented.routes';
 import { BillingStandIn, call, startGateway, startStack, type TestGateway, type TestStack } from './harness';
 
 jest.setTimeout(60_000);

@@ -3,6 +3,6 @@ import { startTelemetry } from '@wds/observability';
 startTelemetry({ serviceName: 'webhooks' });
 
 import { runServiceMain } from '@wds/service-kit';
-import { webhooksServiceOptions } from './webhooks.service';
+import { webhooksServiceOptions } from './webhooks.service-options';
 
 runServiceMain(webhooksServiceOptions());

@@ -6,7 +6,7 @@ import { RPC, type ServiceError } from '@wds/contracts';
 import { startNats, type RunningServer } from '@wds/local-infra';
 import { bootstrapService, type RunningService } from '@wds/service-kit';
 import { createTestDatabase } from '@wds/testing';
-import { AppModule } from '../../src/app.module';
+import { billingServiceOptions } from '../../src/billing.service-options';
 import { BillingConfig } from '../../src/config';
 
 /** The billing service on its own database and its own NATS, with RPC shortcuts for tests. */
@@ -25,13 +25,9 @@ export async function startBilling(): Promise<BillingHarness> {
   const natsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-billing-nats-'));
   const nats: RunningServer = await startNats({ dataDir: natsDir });
   const db = await createTestDatabase('billing');
-  const service = await bootstrapService({
-    kind: 'billing',
-    module: AppModule,
-    configSchema: BillingConfig,
-    migrations: { schema: 'billing', dir: path.join(__dirname, '..', '..', 'migrations') },
-    env: { NATS_URL: nats.url, DATABASE_URL: db.url, LOG_LEVEL: 'warn', HEALTH_HOST: '127.0.0.1' },
-  });
+  const service = await bootstrapService(
+    billingServiceOptions({ NATS_URL: nats.url, DATABASE_URL: db.url, LOG_LEVEL: 'warn', HEALTH_HOST: '127.0.0.1' }),
+  );
   return {
     service,
     grant: (teamId, amount) =>

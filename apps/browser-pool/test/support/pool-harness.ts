@@ -14,7 +14,7 @@ import { Messaging } from '@wds/messaging';
 import { createLogger } from '@wds/observability';
 import { bootstrapService, type RunningService } from '@wds/service-kit';
 import { createTestDatabase } from '@wds/testing';
-import { AppModule } from '../../src/app.module';
+import { browserPoolServiceOptions } from '../../src/browser-pool.service-options';
 import { BrowserPoolConfig } from '../../src/config';
 
 export interface PoolHarness {
@@ -38,12 +38,8 @@ export async function startBrowserPool(env: Record<string, string> = {}): Promis
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-browser-pool-test-'));
   const nats: RunningServer = await startNats({ dataDir: path.join(dir, 'nats') });
   const db = await createTestDatabase('browser_pool');
-  const service = await bootstrapService({
-    kind: 'browser-pool',
-    module: AppModule,
-    configSchema: BrowserPoolConfig,
-    migrations: { schema: 'browser_pool', dir: path.join(__dirname, '../../migrations') },
-    env: {
+  const service = await bootstrapService(
+    browserPoolServiceOptions({
       NATS_URL: nats.url,
       DATABASE_URL: db.url,
       HEALTH_PORT: '0',
@@ -52,8 +48,8 @@ export async function startBrowserPool(env: Record<string, string> = {}): Promis
       WDS_BROWSER_LAUNCH_STAGGER_MS: '0',
       SHUTDOWN_GRACE_MS: '5000',
       ...env,
-    },
-  });
+    }),
+  );
   const client = await Messaging.connect({
     servers: nats.url,
     name: 'browser-pool-test-client',

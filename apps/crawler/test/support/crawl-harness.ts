@@ -19,7 +19,7 @@ import { Messaging } from '@wds/messaging';
 import { createLogger } from '@wds/observability';
 import { bootstrapService, type RunningService } from '@wds/service-kit';
 import { createTestDatabase, startFixtureSite, type FixtureSite } from '@wds/testing';
-import { crawlerServiceOptions } from '../../src/crawler.service';
+import { crawlerServiceOptions } from '../../src/crawler.service-options';
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { checkArtifactSignature, ServiceError } from '@wds/contracts';
 import { APP_CONFIG } from '@wds/service-kit';
 import { z } from 'zod';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import type { AuthenticatedTeam } from '../teams/team';
 import type { GatewayConfig } from '../config';
 import { validate } from '../http/validate';
 import { ArtifactReader, type StoredArtifact } from './artifact-reader';

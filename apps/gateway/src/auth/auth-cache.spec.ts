@@ -1,5 +1,5 @@
 import { AuthCache } from './auth-cache';
-import type { AuthenticatedTeam } from './authenticated-team';
+import type { AuthenticatedTeam } from '../teams/team';
 
 const team = (teamId: string): AuthenticatedTeam => ({
   teamId,

@@ -1,4 +1,4 @@
-import type { AuthenticatedTeam } from './authenticated-team';
+import type { AuthenticatedTeam } from '../teams/team';
 
 interface Entry {
   team: AuthenticatedTeam;

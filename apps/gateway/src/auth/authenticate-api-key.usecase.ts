@@ -5,7 +5,7 @@ import type { Logger } from '@wds/observability';
 import { TeamsRepository } from '../teams/teams.repository';
 import { hashApiKey, isPlausibleApiKey, lookupPrefix, sameHash } from './api-key';
 import { AuthCache } from './auth-cache';
-import type { AuthenticatedTeam } from './authenticated-team';
+import type { AuthenticatedTeam } from '../teams/team';
 
 function unauthorized(message: string): ServiceError {
   return new ServiceError(ErrorCode.UNAUTHORIZED, message);

@@ -1,8 +1,8 @@
-import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
-import type { BatchScrapeCreateResponse } from '@wds/contracts';
-import type { FastifyRequest } from 'fastify';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
-import { CurrentTeam } from '../http/request-context';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { BatchScrapeRequest, type BatchScrapeCreateResponse } from '@wds/contracts';
+import type { AuthenticatedTeam } from '../teams/team';
+import { CurrentTeam, RequestOrigin } from '../http/request-context';
+import { validate } from '../http/validate';
 import { JobController } from '../jobs/job.controller';
 import type { JobEndpoints } from '../jobs/job-endpoints';
 import { BatchUseCases } from './batch.usecases';
@@ -20,10 +20,10 @@ export class BatchController extends JobController {
   @Post()
   @HttpCode(200)
   create(
-    @Req() req: FastifyRequest,
+    @RequestOrigin() origin: string,
     @CurrentTeam() team: AuthenticatedTeam,
     @Body() body: unknown,
   ): Promise<BatchScrapeCreateResponse> {
-    return this.batches.create(req, team, body);
+    return this.batches.create({ team, request: validate(BatchScrapeRequest, body, 'body'), origin });
   }
 }

@@ -2,25 +2,32 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   BATCH_RPC,
-  BatchScrapeRequest,
   ErrorCode,
   ServiceError,
   type BatchScrapeCreateResponse,
+  type BatchScrapeRequest,
 } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import { APP_CONFIG } from '@wds/service-kit';
-import type { FastifyRequest } from 'fastify';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import type { AuthenticatedTeam } from '../teams/team';
 import type { GatewayConfig } from '../config';
 import { RecordCallActivity } from '../credits/call-activity';
 import { CreditsService } from '../credits/credits.service';
-import { validate } from '../http/validate';
 import { JobEndpoints } from '../jobs/job-endpoints';
+import { assertTeamMay } from '../teams/assert-team-may';
 
 /** Inserting 10,000 pages and publishing the first tasks takes a while on a loaded database. */
 const CREATE_TIMEOUT_MS = 60_000;
 
-/** The batch scrape endpoints: validation and authorisation here, the work in the batch service. */
+/** POST /v2/batch/scrape, validated by the controller. */
+export interface CreateBatchCommand {
+  team: AuthenticatedTeam;
+  request: BatchScrapeRequest;
+  /** `<protocol>://<host>` the client addressed, for the status URL without WDS_PUBLIC_BASE_URL. */
+  origin: string;
+}
+
+/** The batch scrape endpoints: authorisation here, the work in the batch service. */
 @Injectable()
 export class BatchUseCases {
   /** Status, cancel and errors below /v2/batch/scrape. */
@@ -35,12 +42,7 @@ export class BatchUseCases {
     this.jobs = new JobEndpoints(messaging, BATCH_RPC, '/v2/batch/scrape', config.WDS_PUBLIC_BASE_URL);
   }
 
-  async create(
-    req: FastifyRequest,
-    team: AuthenticatedTeam,
-    body: unknown,
-  ): Promise<BatchScrapeCreateResponse> {
-    const request = validate(BatchScrapeRequest, body, 'body');
+  async create({ team, request, origin }: CreateBatchCommand): Promise<BatchScrapeCreateResponse> {
     const {
       urls,
       invalidURLs,
@@ -53,12 +55,7 @@ export class BatchUseCases {
       integration: _integration,
       ...scrapeOptions
     } = request;
-    if (zeroDataRetention && !team.zeroDataRetentionEnabled) {
-      throw new ServiceError(
-        ErrorCode.FORBIDDEN,
-        'Zero data retention is not enabled for this team; contact support to enable it',
-      );
-    }
+    assertTeamMay(team, { zeroDataRetention });
     if ((await this.credits.balance(team.teamId)) < 1) {
       throw new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, 'Insufficient credits to start a batch scrape');
     }
@@ -89,7 +86,7 @@ export class BatchUseCases {
     return {
       success: true,
       id,
-      url: this.jobs.statusUrl(req, id).href,
+      url: this.jobs.statusUrl(origin, id).href,
       ...(ignoreInvalidURLs ? { invalidURLs } : {}),
     };
   }

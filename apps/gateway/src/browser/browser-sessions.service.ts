@@ -11,7 +11,7 @@ import {
   type SessionExecuteReply,
 } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import type { AuthenticatedTeam } from '../teams/team';
 
 /** Replicas tried for a new session before answering 429 (each full one refuses at once). */
 const CREATE_ATTEMPTS = 8;

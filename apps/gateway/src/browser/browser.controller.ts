@@ -11,7 +11,7 @@ import {
 } from '@wds/contracts';
 import { APP_CONFIG } from '@wds/service-kit';
 import type { FastifyRequest } from 'fastify';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import type { AuthenticatedTeam } from '../teams/team';
 import type { GatewayConfig } from '../config';
 import { RecordCallActivity } from '../credits/call-activity';
 import { CurrentTeam } from '../http/request-context';

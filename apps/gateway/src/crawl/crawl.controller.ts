@@ -1,8 +1,14 @@
-import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
-import type { ActiveCrawlsResponse, CrawlCreateResponse, CrawlParamsPreviewResponse } from '@wds/contracts';
-import type { FastifyRequest } from 'fastify';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
-import { CurrentTeam } from '../http/request-context';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import {
+  CrawlParamsPreviewRequest,
+  CrawlRequest,
+  type ActiveCrawlsResponse,
+  type CrawlCreateResponse,
+  type CrawlParamsPreviewResponse,
+} from '@wds/contracts';
+import type { AuthenticatedTeam } from '../teams/team';
+import { CurrentTeam, RequestOrigin } from '../http/request-context';
+import { validate } from '../http/validate';
 import { JobController } from '../jobs/job.controller';
 import type { JobEndpoints } from '../jobs/job-endpoints';
 import { CrawlUseCases } from './crawl.usecases';
@@ -20,11 +26,12 @@ export class CrawlController extends JobController {
   @Post()
   @HttpCode(200)
   create(
-    @Req() req: FastifyRequest,
+    @RequestOrigin() origin: string,
     @CurrentTeam() team: AuthenticatedTeam,
     @Body() body: unknown,
   ): Promise<CrawlCreateResponse> {
-    return this.crawls.create(req, team, body);
+    const request = validate(CrawlRequest, body, 'body');
+    return this.crawls.create({ team, request, body: body as Record<string, unknown>, origin });
   }
 
   @Post('params-preview')
@@ -33,7 +40,7 @@ export class CrawlController extends JobController {
     @CurrentTeam() team: AuthenticatedTeam,
     @Body() body: unknown,
   ): Promise<CrawlParamsPreviewResponse> {
-    return this.crawls.paramsPreview(team, body);
+    return this.crawls.paramsPreview(team, validate(CrawlParamsPreviewRequest, body, 'body'));
   }
 
   // A static segment: the router prefers it to the inherited `GET :id`.

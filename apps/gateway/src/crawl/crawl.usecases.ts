@@ -15,13 +15,13 @@ import { LlmError } from '@wds/llm';
 import type { Logger } from '@wds/observability';
 import { Messaging } from '@wds/messaging';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
-import type { FastifyRequest } from 'fastify';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import type { AuthenticatedTeam } from '../teams/team';
 import type { GatewayConfig } from '../config';
 import { RecordCallActivity } from '../credits/call-activity';
 import { CreditsService } from '../credits/credits.service';
 import { validate } from '../http/validate';
 import { JobEndpoints } from '../jobs/job-endpoints';
+import { assertTeamMay } from '../teams/assert-team-may';
 import { GenerateCrawlParamsUseCase } from './crawl-params.usecase';
 
 export const LLM_NOT_CONFIGURED =
@@ -32,7 +32,17 @@ export const PROMPT_FAILED =
 /** Time for the site sample (map) on top of one model attempt. */
 const MAP_SAMPLE_MS = 60_000;
 
-/** The crawl endpoints: validation and authorisation here, the work in the crawler service. */
+/** POST /v2/crawl, validated by the controller. */
+export interface CreateCrawlCommand {
+  team: AuthenticatedTeam;
+  request: CrawlRequest;
+  /** The body as sent: a prompt's generated options fill only the fields it did not set. */
+  body: Record<string, unknown>;
+  /** `<protocol>://<host>` the client addressed, for the status URL without WDS_PUBLIC_BASE_URL. */
+  origin: string;
+}
+
+/** The crawl endpoints: authorisation here, the work in the crawler service. */
 @Injectable()
 export class CrawlUseCases {
   /** Status, cancel and errors below /v2/crawl. */
@@ -53,13 +63,13 @@ export class CrawlUseCases {
   /** Longest a prompt's option generation may take: the map sample and one model attempt. */
   private readonly generateTimeoutMs: number;
 
-  async create(req: FastifyRequest, team: AuthenticatedTeam, body: unknown): Promise<CrawlCreateResponse> {
-    let request = validate(CrawlRequest, body, 'body');
+  async create({ team, request: sent, body, origin }: CreateCrawlCommand): Promise<CrawlCreateResponse> {
+    let request = sent;
     let warning: string | undefined;
     if (request.prompt !== undefined) {
       const generated = await this.generate(team, request.url, request.prompt, PROMPT_FAILED);
       // Explicit fields win: generated options fill only keys the caller did not send (or sent as null).
-      const raw = body as Record<string, unknown>;
+      const raw = body;
       const merged: Record<string, unknown> = { ...raw };
       for (const [key, value] of Object.entries(generated.options)) {
         if (raw[key] === undefined || raw[key] === null) merged[key] = value;
@@ -67,18 +77,7 @@ export class CrawlUseCases {
       request = validate(CrawlRequest, merged, 'body');
       warning = generated.warnings.length ? generated.warnings.join(' ') : undefined;
     }
-    if ((request.ignoreRobotsTxt || request.robotsUserAgent !== undefined) && !team.enterprise) {
-      throw new ServiceError(
-        ErrorCode.FORBIDDEN,
-        'ignoreRobotsTxt and robotsUserAgent are enterprise features; contact support to enable them',
-      );
-    }
-    if (request.zeroDataRetention && !team.zeroDataRetentionEnabled) {
-      throw new ServiceError(
-        ErrorCode.FORBIDDEN,
-        'Zero data retention is not enabled for this team; contact support to enable it',
-      );
-    }
+    assertTeamMay(team, request);
     if ((await this.credits.balance(team.teamId)) < 1) {
       throw new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, 'Insufficient credits to start a crawl');
     }
@@ -96,12 +95,14 @@ export class CrawlUseCases {
       target: request.zeroDataRetention ? null : request.url,
       createdAt,
     });
-    return { success: true, id, url: this.jobs.statusUrl(req, id).href, ...(warning ? { warning } : {}) };
+    return { success: true, id, url: this.jobs.statusUrl(origin, id).href, ...(warning ? { warning } : {}) };
   }
 
   /** POST /v2/crawl/params-preview: the options a prompt generates, without starting a crawl. */
-  async paramsPreview(team: AuthenticatedTeam, body: unknown): Promise<CrawlParamsPreviewResponse> {
-    const request = validate(CrawlParamsPreviewRequest, body, 'body');
+  async paramsPreview(
+    team: AuthenticatedTeam,
+    request: CrawlParamsPreviewRequest,
+  ): Promise<CrawlParamsPreviewResponse> {
     const generated = await this.generate(team, request.url, request.prompt, PREVIEW_FAILED);
     return {
       success: true,

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
-import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { CRAWL_RPC, CREDIT_PRICES, MapLink, MapRequest, type MapResponse } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import type { AuthenticatedTeam } from '../teams/team';
 import { RecordCallActivity } from '../credits/call-activity';
-import { CreditsService } from '../credits/credits.service';
-import { CurrentTeam } from '../http/request-context';
+import { CreditsService, type UsageIdentity } from '../credits/credits.service';
+import { CurrentTeam, Usage } from '../http/request-context';
 import { validate } from '../http/validate';
 
 const MAP_CREDITS = CREDIT_PRICES.map;
@@ -25,13 +24,13 @@ export class MapController {
   @Post()
   @HttpCode(200)
   map(
-    @Req() req: FastifyRequest,
     @CurrentTeam() team: AuthenticatedTeam,
+    @Usage() usage: UsageIdentity,
     @Body() body: unknown,
   ): Promise<MapResponse> {
     const request = validate(MapRequest, body, 'body');
     return this.credits.charge(
-      { req, teamId: team.teamId, endpoint: 'map', estimate: MAP_CREDITS, apiKey: team.keyPrefix },
+      { usage, teamId: team.teamId, endpoint: 'map', estimate: MAP_CREDITS, apiKey: team.keyPrefix },
       async () => {
         const createdAt = Date.now();
         const reply = await this.messaging.request(

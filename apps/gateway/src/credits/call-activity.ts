@@ -4,7 +4,7 @@ import { recordActivity } from '@wds/credits';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { LOGGER } from '@wds/service-kit';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import type { AuthenticatedTeam } from '../teams/team';
 
 export interface CallActivity {
   team: AuthenticatedTeam;

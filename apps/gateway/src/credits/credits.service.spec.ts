@@ -2,14 +2,15 @@ import { ErrorCode, RPC, ServiceError } from '@wds/contracts';
 import type { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import type { FastifyRequest } from 'fastify';
-import { setRequestId } from '../http/request-context';
+import { setRequestId, usageIdentityOf } from '../http/request-context';
 import { CreditBlocks } from '@wds/credits';
-import { CreditsService } from './credits.service';
+import { CreditsService, type UsageIdentity } from './credits.service';
 
-function request(headers: Record<string, string> = {}): FastifyRequest {
+/** The usage identity a controller reads (`@Usage()`) from a request with these headers. */
+function request(headers: Record<string, string> = {}): UsageIdentity {
   const req = { headers, raw: {} } as unknown as FastifyRequest;
   setRequestId(req, 'req-1');
-  return req;
+  return usageIdentityOf(req);
 }
 
 describe('CreditsService', () => {
@@ -39,7 +40,7 @@ describe('CreditsService', () => {
 
   it('holds the estimate from a block, runs, and reports the actual cost under the request key', async () => {
     const result = await service.charge(
-      { req: request(), teamId: 't1', endpoint: 'scrape', estimate: 10 },
+      { usage: request(), teamId: 't1', endpoint: 'scrape', estimate: 10 },
       async (reservation) => ({ result: `ran with ${reservation.key}`, credits: 5 }),
     );
     expect(result).toBe('ran with req:req-1');
@@ -63,7 +64,7 @@ describe('CreditsService', () => {
   it('charges nothing and rethrows when the work fails', async () => {
     const failure = new ServiceError(ErrorCode.UPSTREAM_FAILED, 'target down');
     await expect(
-      service.charge({ req: request(), teamId: 't1', endpoint: 'scrape', estimate: 1 }, async () => {
+      service.charge({ usage: request(), teamId: 't1', endpoint: 'scrape', estimate: 1 }, async () => {
         throw failure;
       }),
     ).rejects.toBe(failure);
@@ -76,7 +77,7 @@ describe('CreditsService', () => {
     takeReply = new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, 'short');
     const run = jest.fn();
     await expect(
-      service.charge({ req: request(), teamId: 't1', endpoint: 'scrape', estimate: 1 }, run),
+      service.charge({ usage: request(), teamId: 't1', endpoint: 'scrape', estimate: 1 }, run),
     ).rejects.toMatchObject({
       code: 'INSUFFICIENT_CREDITS',
       status: 402,

@@ -2,8 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { ErrorCode, RPC, ServiceError, type ActivityEndpoint } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import { CreditBlocks, type CreditHold } from '@wds/credits';
-import type { FastifyRequest } from 'fastify';
-import { requestIdOf } from '../http/request-context';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/;
 
@@ -21,8 +19,17 @@ export interface RequestCreditHold {
   apiKey?: string;
 }
 
+/**
+ * What names a billable request's usage, as the controller read it from the HTTP request
+ * (`@Usage()`): the client's Idempotency-Key header as sent, and the gateway's request id.
+ */
+export interface UsageIdentity {
+  idempotencyKey?: string;
+  requestId?: string;
+}
+
 export interface ChargeOptions {
-  req: FastifyRequest;
+  usage: UsageIdentity;
   teamId: string;
   endpoint: ActivityEndpoint;
   /** Lookup prefix of the API key used (usage per key). */
@@ -41,7 +48,7 @@ export interface Charged<T> {
  * Credits of a request. Held from a block of the team's credits this gateway takes from billing
  * (`@wds/credits`), so a request costs no billing round trip; usage is reported in batches.
  *
- *   return this.credits.charge({ req, teamId: team.teamId, endpoint: 'scrape', estimate: 1 }, async () => {
+ *   return this.credits.charge({ usage, teamId: team.teamId, endpoint: 'scrape', estimate: 1 }, async () => {
  *     const doc = await scrape();
  *     return { result: { success: true, data: doc }, credits: costOf(doc) };
  *   });
@@ -57,10 +64,9 @@ export class CreditsService {
   ) {}
 
   /** `idem:<Idempotency-Key>` or `req:<request id>`; a malformed Idempotency-Key is a 400. */
-  requestKey(req: FastifyRequest): string {
-    const header = req.headers['idempotency-key'];
-    if (header !== undefined) {
-      const value = Array.isArray(header) ? header[0] : header;
+  requestKey(usage: UsageIdentity): string {
+    const value = usage.idempotencyKey;
+    if (value !== undefined) {
       if (!IDEMPOTENCY_KEY.test(value)) {
         throw new ServiceError(
           ErrorCode.BAD_REQUEST,
@@ -69,13 +75,13 @@ export class CreditsService {
       }
       return `idem:${value}`;
     }
-    const requestId = requestIdOf(req);
+    const requestId = usage.requestId;
     if (!requestId) throw new ServiceError(ErrorCode.INTERNAL, 'request has no id');
     return `req:${requestId}`;
   }
 
   async hold(opts: ChargeOptions): Promise<RequestCreditHold> {
-    const key = this.requestKey(opts.req);
+    const key = this.requestKey(opts.usage);
     return {
       hold: await this.blocks.hold(opts.teamId, opts.estimate),
       key,

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { DocsSearchRequest, type DocsSearchResponse } from '@wds/contracts';
 import type { FastifyRequest } from 'fastify';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import type { AuthenticatedTeam } from '../teams/team';
 import { CurrentTeam, requestIdOf } from '../http/request-context';
 import { validate } from '../http/validate';
 import { SearchDocs } from './search-docs.usecase';

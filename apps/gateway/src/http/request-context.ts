@@ -1,7 +1,8 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { ErrorCode, ServiceError } from '@wds/contracts';
 import type { FastifyRequest } from 'fastify';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import type { UsageIdentity } from '../credits/credits.service';
+import type { AuthenticatedTeam } from '../teams/team';
 
 /** Per-request state the gateway attaches to Fastify requests. */
 interface GatewayRequestState {
@@ -46,3 +47,23 @@ export const RequestId = createParamDecorator(
   (_data: unknown, ctx: ExecutionContext) =>
     requestIdOf(ctx.switchToHttp().getRequest<FastifyRequest>()) ?? '',
 );
+
+/** The usage identity of a billable request: its Idempotency-Key header (first value) and request id. */
+export function usageIdentityOf(req: FastifyRequest): UsageIdentity {
+  const header = req.headers['idempotency-key'];
+  return {
+    idempotencyKey: Array.isArray(header) ? header[0] : header,
+    requestId: requestIdOf(req),
+  };
+}
+
+/** `@Usage() usage: UsageIdentity`: what keys the request's credit usage (see CreditsService.requestKey). */
+export const Usage = createParamDecorator((_data: unknown, ctx: ExecutionContext) =>
+  usageIdentityOf(ctx.switchToHttp().getRequest<FastifyRequest>()),
+);
+
+/** `@RequestOrigin() origin: string`: `<protocol>://<host>` the client addressed (for links in answers). */
+export const RequestOrigin = createParamDecorator((_data: unknown, ctx: ExecutionContext) => {
+  const req = ctx.switchToHttp().getRequest<FastifyRequest>();
+  return `${req.protocol}://${req.host}`;
+});

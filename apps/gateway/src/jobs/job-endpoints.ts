@@ -1,7 +1,6 @@
 import { JobIdParams, type CancelJobResponse, type JobErrorsResponse, type JobRpcSet } from '@wds/contracts';
 import type { Messaging } from '@wds/messaging';
-import type { FastifyRequest } from 'fastify';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import type { AuthenticatedTeam } from '../teams/team';
 import { validate } from '../http/validate';
 import { jobStatusResponse } from './job-status.pager';
 import { publicBaseUrl } from './public-url';
@@ -20,13 +19,13 @@ export class JobEndpoints {
   ) {}
 
   /** The job's absolute status URL (`url` of the create answer, base of `next`). */
-  statusUrl(req: FastifyRequest, id: string): URL {
-    return new URL(`${publicBaseUrl(this.publicBase, req)}${this.path}/${id}`);
+  statusUrl(origin: string, id: string): URL {
+    return new URL(`${publicBaseUrl(this.publicBase, origin)}${this.path}/${id}`);
   }
 
   /** Counts and up to 10 MB of documents; `next` while the job runs or more documents remain. */
   async status(
-    req: FastifyRequest,
+    origin: string,
     team: AuthenticatedTeam,
     params: unknown,
     query: unknown,
@@ -36,7 +35,7 @@ export class JobEndpoints {
       teamId: team.teamId,
       jobId: id,
       query,
-      statusUrl: this.statusUrl(req, id),
+      statusUrl: this.statusUrl(origin, id),
     });
   }
 

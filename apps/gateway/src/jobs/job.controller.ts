@@ -1,8 +1,7 @@
-import { Delete, Get, Header, Param, Query, Req } from '@nestjs/common';
+import { Delete, Get, Header, Param, Query } from '@nestjs/common';
 import type { CancelJobResponse, JobErrorsResponse } from '@wds/contracts';
-import type { FastifyRequest } from 'fastify';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
-import { CurrentTeam } from '../http/request-context';
+import type { AuthenticatedTeam } from '../teams/team';
+import { CurrentTeam, RequestOrigin } from '../http/request-context';
 import type { JobEndpoints } from './job-endpoints';
 
 /**
@@ -15,12 +14,12 @@ export abstract class JobController {
   @Get(':id')
   @Header('content-type', 'application/json; charset=utf-8')
   status(
-    @Req() req: FastifyRequest,
+    @RequestOrigin() origin: string,
     @CurrentTeam() team: AuthenticatedTeam,
     @Param() params: unknown,
     @Query() query: unknown,
   ): Promise<string> {
-    return this.jobs.status(req, team, params, query);
+    return this.jobs.status(origin, team, params, query);
   }
 
   @Delete(':id')

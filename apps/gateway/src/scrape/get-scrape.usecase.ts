@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ScrapeIdParams, type ScrapeResponse } from '@wds/contracts';
 import { ScrapeClient } from '@wds/jobs';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import type { AuthenticatedTeam } from '../teams/team';
 import { validate } from '../http/validate';
 
 /** GET /v2/scrape/{id}: the stored document of one of the team's scrapes (another team's: 403). */

@@ -6,26 +6,26 @@ import {
   readsScrapeCache,
   scrapeCacheKey,
   scrapeEstimate,
-  ScrapeRequest,
   ServiceError,
   unsupportedScrapeFeature,
+  type ScrapeRequest,
   type ScrapeResponse,
 } from '@wds/contracts';
 import { creditsOwedByFailure, ScrapeClient } from '@wds/jobs';
 import type { Logger } from '@wds/observability';
 import { LOGGER } from '@wds/service-kit';
-import type { FastifyRequest } from 'fastify';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
-import { CreditsService } from '../credits/credits.service';
-import { requestIdOf } from '../http/request-context';
-import { validate } from '../http/validate';
+import type { AuthenticatedTeam } from '../teams/team';
+import { CreditsService, type UsageIdentity } from '../credits/credits.service';
+import { assertTeamMay } from '../teams/assert-team-may';
 import { HitRecorder } from './hit-recorder';
 import { HotScrapeCache } from './hot-scrape-cache';
 
 export interface ScrapePageCommand {
-  req: FastifyRequest;
   team: AuthenticatedTeam;
-  body: unknown;
+  /** The validated body of POST /v2/scrape. */
+  options: ScrapeRequest;
+  /** What keys the request's credit usage (Idempotency-Key, request id). */
+  usage: UsageIdentity;
 }
 
 /** An answer already serialised as JSON: a hot hit's large document is serialised once per copy. */
@@ -33,7 +33,7 @@ export class SerializedAnswer {
   constructor(readonly json: string) {}
 }
 
-/** POST /v2/scrape: validate, authorise, hold credits, scrape through the scraper service, settle. */
+/** POST /v2/scrape: authorise, hold credits, scrape through the scraper service (or a hot copy), settle. */
 @Injectable()
 export class ScrapePageUseCase {
   constructor(
@@ -44,22 +44,16 @@ export class ScrapePageUseCase {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async execute({ req, team, body }: ScrapePageCommand): Promise<ScrapeResponse | SerializedAnswer> {
-    const options = validate(ScrapeRequest, body, 'body');
+  async execute({ team, options, usage }: ScrapePageCommand): Promise<ScrapeResponse | SerializedAnswer> {
     // Browser features are decided by the scraper, which knows whether a browser-pool is deployed.
     const unsupported = unsupportedScrapeFeature(options, { browser: true, llm: true });
     if (unsupported) {
       throw new ServiceError(ErrorCode.BAD_REQUEST, unsupported.message, { field: unsupported.field });
     }
-    if (options.zeroDataRetention && !team.zeroDataRetentionEnabled) {
-      throw new ServiceError(
-        ErrorCode.FORBIDDEN,
-        'Zero data retention is not enabled for this team; contact support to enable it',
-      );
-    }
+    assertTeamMay(team, options);
     const estimate = scrapeEstimate(options);
     const held = await this.credits.hold({
-      req,
+      usage,
       teamId: team.teamId,
       endpoint: 'scrape',
       estimate,
@@ -81,7 +75,7 @@ export class ScrapePageUseCase {
     try {
       reply = await this.scraper.run({
         teamId: team.teamId,
-        requestId: requestIdOf(req) ?? randomUUID(),
+        requestId: usage.requestId ?? randomUUID(),
         jobId: randomUUID(),
         options,
         zeroDataRetention: options.zeroDataRetention,

@@ -1,8 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
-import type { ScrapeResponse } from '@wds/contracts';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
-import { CurrentTeam } from '../http/request-context';
+import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { ScrapeRequest, type ScrapeResponse } from '@wds/contracts';
+import type { FastifyReply } from 'fastify';
+import type { UsageIdentity } from '../credits/credits.service';
+import type { AuthenticatedTeam } from '../teams/team';
+import { CurrentTeam, Usage } from '../http/request-context';
+import { validate } from '../http/validate';
 import { GetScrapeUseCase } from './get-scrape.usecase';
 import { ScrapePageUseCase, SerializedAnswer } from './scrape-page.usecase';
 
@@ -16,12 +18,13 @@ export class ScrapeController {
   @Post()
   @HttpCode(200)
   async scrape(
-    @Req() req: FastifyRequest,
     @Res({ passthrough: true }) res: FastifyReply,
     @CurrentTeam() team: AuthenticatedTeam,
+    @Usage() usage: UsageIdentity,
     @Body() body: unknown,
   ): Promise<ScrapeResponse | string> {
-    const answer = await this.scrapePage.execute({ req, team, body });
+    const options = validate(ScrapeRequest, body, 'body');
+    const answer = await this.scrapePage.execute({ team, options, usage });
     if (!(answer instanceof SerializedAnswer)) return answer;
     // A string with a JSON content type is sent as it is.
     void res.type('application/json; charset=utf-8');

@@ -11,7 +11,7 @@ import {
   type TokenUsageCurrentResponse,
   type TokenUsageResponse,
 } from '@wds/contracts';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import type { AuthenticatedTeam } from '../teams/team';
 import { CurrentTeam } from '../http/request-context';
 import { validate } from '../http/validate';
 import {

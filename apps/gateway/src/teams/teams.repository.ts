@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Database, type Queryable } from '@wds/database';
-import { DEFAULT_TEAM_LIMITS, type AuthenticatedTeam, type TeamLimits } from '../auth/authenticated-team';
+import { DEFAULT_TEAM_LIMITS, type AuthenticatedTeam, type TeamLimits } from './team';
 
 interface KeyRow {
   prefix: string;

@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { RPC, WebhookDeliveriesQuery, type WebhookDeliveriesResponse } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import type { AuthenticatedTeam } from '../teams/team';
 import { CurrentTeam } from '../http/request-context';
 import { validate } from '../http/validate';
 

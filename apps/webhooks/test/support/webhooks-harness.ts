@@ -15,7 +15,7 @@ import { createLogger } from '@wds/observability';
 import { bootstrapService, type RunningService } from '@wds/service-kit';
 import { createTestDatabase } from '@wds/testing';
 import type { WebhooksConfig } from '../../src/config';
-import { webhooksServiceOptions } from '../../src/webhooks.service';
+import { webhooksServiceOptions } from '../../src/webhooks.service-options';
 
 /** Fast settings so retries and give-ups happen within a test. */
 export const FAST_ENV: Record<string, string> = {
