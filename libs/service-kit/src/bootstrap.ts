@@ -6,7 +6,7 @@ import type { FastifyServerOptions } from 'fastify';
 import { CommonEnv, ConfigError, parseEnv } from '@wds/config';
 import type { ServiceKind, StreamDef } from '@wds/contracts';
 import { Database, runMigrations } from '@wds/database';
-import { Messaging } from '@wds/messaging';
+import { Messaging, connectWdsTransport } from '@wds/messaging';
 import { createLogger, NestPinoLogger, shutdownTelemetry, type Logger } from '@wds/observability';
 import type { z } from 'zod';
 import { registerInstance } from './discovery';
@@ -57,7 +57,8 @@ class ServiceRootModule {}
 
 /**
  * Starts a service: config → logger → PostgreSQL (+ migrations) → NATS (+ streams) → Nest app on
- * Fastify → discovery registration. Anything failing on the way closes what was opened and throws.
+ * Fastify (lifecycle hooks, then the message handlers of the WDS transport) → discovery registration.
+ * Anything failing on the way closes what was opened and throws.
  */
 export async function bootstrapService<S extends z.ZodObject<z.ZodRawShape> = typeof CommonEnv>(
   opts: ServiceOptions<S>,
@@ -103,7 +104,12 @@ export async function bootstrapService<S extends z.ZodObject<z.ZodRawShape> = ty
       abortOnError: false,
     });
     cleanups.push(() => app.close());
+    // Controllers' @MessagePattern / @EventPattern handlers (ADR 0001): served once every lifecycle
+    // hook has run and before the service listens and registers for discovery.
+    connectWdsTransport(app, { messaging, config, logger });
     if (opts.http?.configure) await opts.http.configure(app);
+    await app.init();
+    await app.startAllMicroservices();
     const host = opts.http?.host ?? config.HEALTH_HOST;
     await app.listen({ port: opts.http?.port ?? config.HEALTH_PORT, host });
     const port = boundPort(app);

@@ -1,6 +1,6 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { Database } from '@wds/database';
-import { Messaging } from '@wds/messaging';
+import { Messaging, WdsClientProxy } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { HealthController } from './health.controller';
 import { HealthProblems } from './health-problems';
@@ -29,10 +29,11 @@ export class PlatformModule {
         { provide: APP_CONFIG, useValue: deps.config },
         { provide: LOGGER, useValue: deps.logger },
         { provide: Messaging, useValue: deps.messaging },
+        { provide: WdsClientProxy, useValue: new WdsClientProxy(deps.messaging) },
         { provide: Database, useValue: deps.database },
         { provide: HealthProblems, useValue: deps.problems },
       ],
-      exports: [APP_CONFIG, LOGGER, Messaging, Database, HealthProblems],
+      exports: [APP_CONFIG, LOGGER, Messaging, WdsClientProxy, Database, HealthProblems],
     };
   }
 }

@@ -1,0 +1,62 @@
+import type { ConsumerDef, RpcDef, StreamMessageDef } from '@wds/contracts';
+import type { ConsumeOptions } from '../consumer';
+
+/** Key of the transport's own entry in a pattern's Nest `extras`. */
+export const WDS_EXTRAS = 'wds';
+
+/** A consumer option fixed in the decorator, or read from the service's parsed config at start. */
+export type FromConfig<T> = T | ((config: never) => T);
+
+export interface RpcBindingSpec {
+  readonly kind: 'rpc';
+  readonly contract: RpcDef;
+}
+
+export interface ConsumerBindingSpec {
+  readonly kind: 'consumer';
+  readonly contract: StreamMessageDef;
+  readonly consumer: ConsumerDef;
+  readonly concurrency?: FromConfig<number>;
+  readonly retryDelayMs?: ConsumeOptions['retryDelayMs'];
+}
+
+/**
+ * Arguments of Nest's `@MessagePattern` for an RPC of the contracts: the subject as the pattern and
+ * the definition in the extras, so the transport validates requests and replies with its schemas.
+ *
+ *     @MessagePattern(...rpc(RPC.creditsBalance))
+ *     balance(@Payload() req: RpcRequestParsed<typeof RPC.creditsBalance>) { ... }
+ */
+export function rpc<D extends RpcDef>(def: D): [D['subject'], { [WDS_EXTRAS]: RpcBindingSpec }] {
+  return [def.subject, { [WDS_EXTRAS]: { kind: 'rpc', contract: def } }];
+}
+
+/**
+ * Arguments of Nest's `@EventPattern` for a durable JetStream consumer: the stream message's subject
+ * as the pattern, its definition and the consumer in the extras. `concurrency` may be a function of
+ * the service's parsed config (the transport is given it at start).
+ *
+ *     @EventPattern(...jetStream(EVENTS.job, CONSUMERS.webhooks, { concurrency: (c: WebhooksEnv) => c.N }))
+ *     record(@Payload() event: JobEvent, @Ctx() ctx: JetStreamContext) { ... }
+ */
+export function jetStream<D extends StreamMessageDef, C = never>(
+  def: D,
+  consumer: ConsumerDef,
+  opts: {
+    concurrency?: number | ((config: C) => number);
+    retryDelayMs?: ConsumeOptions['retryDelayMs'];
+  } = {},
+): [D['subject'], { [WDS_EXTRAS]: ConsumerBindingSpec }] {
+  return [
+    def.subject,
+    {
+      [WDS_EXTRAS]: {
+        kind: 'consumer',
+        contract: def,
+        consumer,
+        concurrency: opts.concurrency as FromConfig<number> | undefined,
+        retryDelayMs: opts.retryDelayMs,
+      },
+    },
+  ];
+}
