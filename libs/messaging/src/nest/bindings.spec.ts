@@ -16,13 +16,11 @@ const consumer: ConsumerDef = {
 };
 
 /** A handler as Nest's ListenersController hands it to `Server.addHandler`. */
-function handler(
-  [, extras]: [string, Record<string, unknown>] | [string, undefined],
-  isEventHandler: boolean,
-): MessageHandler {
+function handler(args: readonly unknown[], isEventHandler: boolean): MessageHandler {
+  const extras = args[args.length - 1];
   const fn = (async () => undefined) as MessageHandler;
   fn.isEventHandler = isEventHandler;
-  fn.extras = extras ?? {};
+  fn.extras = typeof extras === 'object' && extras !== null ? (extras as Record<string, unknown>) : {};
   return fn;
 }
 

@@ -46,9 +46,12 @@ export function jetStream<D extends StreamMessageDef, C = never>(
     concurrency?: number | ((config: C) => number);
     retryDelayMs?: ConsumeOptions['retryDelayMs'];
   } = {},
-): [D['subject'], { [WDS_EXTRAS]: ConsumerBindingSpec }] {
+): [D['subject'], undefined, { [WDS_EXTRAS]: ConsumerBindingSpec }] {
+  // The transport slot stays empty: with it, TypeScript picks Nest's untyped `EventPattern`
+  // overload, so handlers may type their `@Ctx()` (the typed one wants `...args: unknown[]`).
   return [
     def.subject,
+    undefined,
     {
       [WDS_EXTRAS]: {
         kind: 'consumer',
