@@ -14,6 +14,7 @@ import { RecordEventUseCase } from './record-event.usecase';
 import { TeamSecrets } from './team-secrets';
 import { OutboundWebhookSender, WebhookSender } from './webhook-sender';
 import type { WebhooksEnv } from './webhooks.env';
+import { WebhooksController } from './webhooks.controller';
 import { WebhooksRuntime } from './webhooks.runtime';
 
 const SECRET_RPC_TIMEOUT_MS = 3000;
@@ -32,6 +33,7 @@ class OutboundLifecycle implements OnApplicationShutdown {
 }
 
 @Module({
+  controllers: [WebhooksController],
   providers: [
     {
       provide: LEASE_OWNER,
