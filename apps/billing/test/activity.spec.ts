@@ -34,7 +34,12 @@ describe('team activity and usage (billing)', () => {
 
   const startService = async () =>
     bootstrapService(
-      billingServiceOptions({ NATS_URL: nats.url, DATABASE_URL: db.url, LOG_LEVEL: 'error', HEALTH_HOST: '127.0.0.1' }),
+      billingServiceOptions({
+        NATS_URL: nats.url,
+        DATABASE_URL: db.url,
+        LOG_LEVEL: 'error',
+        HEALTH_HOST: '127.0.0.1',
+      }),
     );
 
   beforeAll(async () => {

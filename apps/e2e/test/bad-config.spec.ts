@@ -36,7 +36,7 @@ describe('npm start with an invalid configuration', () => {
     expect(seconds).toBeLessThan(60);
     // Nothing of the stack is left running (services, NATS, PostgreSQL): the children it was
     // stopping are gone within a minute (a leaked one never is).
-    for (const until = Date.now() + 60_000; markedProcesses(mark).length > 0 && Date.now() < until; ) {
+    for (const until = Date.now() + 60_000; markedProcesses(mark).length > 0 && Date.now() < until;) {
       await new Promise((r) => setTimeout(r, 200));
     }
     expect(markedProcesses(mark)).toEqual([]);

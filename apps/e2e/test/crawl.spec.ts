@@ -186,6 +186,24 @@ describe('crawl and map through the stack', () => {
     siteCrawl = { id: job.id!, urls: sourceUrls(job.data) };
   }, 90_000);
 
+  it("serves each crawl page's scrapeId as a scrape of its own (GET /v2/scrape/{id}), to its team only", async () => {
+    // ADR 0022: crawl and batch pages keep the scraper's job row, so their scrapeId leads somewhere.
+    expect(siteCrawl).toBeDefined();
+    const all = await call('GET', `/v2/crawl/${siteCrawl!.id}`);
+    const docs = all.body.data.slice(0, 3);
+    expect(docs.length).toBe(3);
+    for (const doc of docs) {
+      expect(doc.metadata.scrapeId).toEqual(expect.any(String));
+      const stored = await call('GET', `/v2/scrape/${doc.metadata.scrapeId}`);
+      expect(stored.status).toBe(200);
+      expect(stored.body.data.markdown).toBe(doc.markdown);
+      expect(stored.body.data.metadata.sourceURL).toBe(doc.metadata.sourceURL);
+    }
+    const other = await adminTeam(10);
+    const foreign = await call('GET', `/v2/scrape/${docs[0].metadata.scrapeId}`, undefined, other);
+    expect(foreign.status).toBe(403);
+  }, 60_000);
+
   it('answers `limit` with at most that many documents and a `next` past them, `skip` skips', async () => {
     expect(siteCrawl).toBeDefined();
     const { id } = siteCrawl!;

@@ -44,9 +44,15 @@ describe('job rows', () => {
 
   it('counts pages attempted as total and successes as completed', () => {
     const job = (p: Partial<JobRow>) => ({ ...toJob(raw), ...p });
-    expect(defaultCounts(job({ discovered: 4, succeeded: 2, failed: 1 }))).toEqual({ total: 4, completed: 2 });
+    expect(defaultCounts(job({ discovered: 4, succeeded: 2, failed: 1 }))).toEqual({
+      total: 4,
+      completed: 2,
+    });
     // A page counted before it was discovered (a reopened job) never makes total smaller than the results.
-    expect(defaultCounts(job({ discovered: 2, succeeded: 2, failed: 1 }))).toEqual({ total: 3, completed: 2 });
+    expect(defaultCounts(job({ discovered: 2, succeeded: 2, failed: 1 }))).toEqual({
+      total: 3,
+      completed: 2,
+    });
   });
 });
 

@@ -10,7 +10,11 @@ class ScraperDouble {
 
   get messaging(): Messaging {
     return {
-      request: async (def: { subject: string }, payload: Record<string, unknown>, opts?: { timeoutMs?: number }) => {
+      request: async (
+        def: { subject: string },
+        payload: Record<string, unknown>,
+        opts?: { timeoutMs?: number },
+      ) => {
         this.calls.push({ subject: def.subject, payload, timeoutMs: opts?.timeoutMs });
         if (def.subject === SCRAPE_RPC.documentChunk.subject) {
           return { data: this.chunks[payload.index as number] };
@@ -21,7 +25,10 @@ class ScraperDouble {
   }
 }
 
-const doc: Document = { markdown: '# Hello', metadata: { statusCode: 200, sourceURL: 'https://example.com/' } };
+const doc: Document = {
+  markdown: '# Hello',
+  metadata: { statusCode: 200, sourceURL: 'https://example.com/' },
+};
 
 describe('ScrapeClient', () => {
   it('returns an inline document as it is, with no further request', async () => {
@@ -60,7 +67,10 @@ describe('ScrapeClient', () => {
       jobId: 'j',
       options: { timeout: 30_000 },
     } as never);
-    expect(scraper.calls[0]).toMatchObject({ subject: SCRAPE_RPC.run.subject, timeoutMs: 30_000 + SCRAPE_REPLY_MARGIN_MS });
+    expect(scraper.calls[0]).toMatchObject({
+      subject: SCRAPE_RPC.run.subject,
+      timeoutMs: 30_000 + SCRAPE_REPLY_MARGIN_MS,
+    });
   });
 });
 

@@ -26,7 +26,12 @@ export async function startBilling(): Promise<BillingHarness> {
   const nats: RunningServer = await startNats({ dataDir: natsDir });
   const db = await createTestDatabase('billing');
   const service = await bootstrapService(
-    billingServiceOptions({ NATS_URL: nats.url, DATABASE_URL: db.url, LOG_LEVEL: 'warn', HEALTH_HOST: '127.0.0.1' }),
+    billingServiceOptions({
+      NATS_URL: nats.url,
+      DATABASE_URL: db.url,
+      LOG_LEVEL: 'warn',
+      HEALTH_HOST: '127.0.0.1',
+    }),
   );
   return {
     service,

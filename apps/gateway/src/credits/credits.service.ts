@@ -113,10 +113,7 @@ export class CreditsService {
   }
 
   /** Hold `estimate` → run → settle the reported cost; release the hold when `run` throws. */
-  async charge<T>(
-    opts: ChargeOptions,
-    run: (held: RequestCreditHold) => Promise<Charged<T>>,
-  ): Promise<T> {
+  async charge<T>(opts: ChargeOptions, run: (held: RequestCreditHold) => Promise<Charged<T>>): Promise<T> {
     const held = await this.hold(opts);
     let outcome: Charged<T>;
     try {

@@ -24,12 +24,7 @@ export class JobEndpoints {
   }
 
   /** Counts and up to 10 MB of documents; `next` while the job runs or more documents remain. */
-  async status(
-    origin: string,
-    team: AuthenticatedTeam,
-    params: unknown,
-    query: unknown,
-  ): Promise<string> {
+  async status(origin: string, team: AuthenticatedTeam, params: unknown, query: unknown): Promise<string> {
     const { id } = validate(JobIdParams, params, 'path');
     return jobStatusResponse(this.messaging, this.rpcs, {
       teamId: team.teamId,

@@ -10,7 +10,7 @@ import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { LOGGER } from '@wds/service-kit';
 import { SnapshotStore } from './formats/change-tracking/snapshot-store';
-import { CacheStore } from './storage/cache-store';
+import { CacheStore } from './cache/cache-store';
 import { ScrapeStore } from './storage/scrape-store';
 import { GetScrapeUseCase } from './use-cases/get-scrape.usecase';
 import { ReadDocumentChunkUseCase } from './use-cases/read-document-chunk.usecase';

@@ -15,7 +15,7 @@ import { PdfParseExtractor, PdfTextExtractor } from './pdf/pdf-extractor';
 import type { ScrapeEnv } from './scrape.config';
 import { ScrapeConsumer } from './scrape.consumer';
 import { MemoryFrontedCacheStore } from './cache/memory-cache-store';
-import { CacheStore, PgCacheStore } from './storage/cache-store';
+import { CacheStore, PgCacheStore } from './cache/cache-store';
 import { PgScrapeStore, ScrapeStore } from './storage/scrape-store';
 import { ScraperWrites } from './storage/scraper-writes';
 import { activityRecorder } from '@wds/credits';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Database, runMigrations } from '@wds/database';
 import { createTestDatabase } from '@wds/testing';
-import { PgCacheStore } from '../../src/scrape/storage/cache-store';
+import { PgCacheStore } from '../../src/scrape/cache/cache-store';
 import { PgScrapeStore, type ScrapeRecord } from '../../src/scrape/storage/scrape-store';
 import { ScraperWrites, writeStatement } from '../../src/scrape/storage/scraper-writes';
 

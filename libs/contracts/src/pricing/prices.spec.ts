@@ -13,12 +13,15 @@ describe('scrape credits', () => {
     expect(freshScrapeCost({ kind: 'page' }, 'enhanced')).toBe(5);
     expect(freshScrapeCost({ kind: 'page' }, 'basic')).toBe(1);
     expect(freshScrapeCost({ kind: 'page' }, undefined)).toBe(1);
-    expect(freshScrapeCost({ kind: 'pdf', pages: 3 }, 'enhanced')).toBe(3 + CREDIT_PRICES.enhancedProxySurcharge);
+    expect(freshScrapeCost({ kind: 'pdf', pages: 3 }, 'enhanced')).toBe(
+      3 + CREDIT_PRICES.enhancedProxySurcharge,
+    );
   });
 });
 
 describe('scrape estimate', () => {
-  const request = (extra: Record<string, unknown>) => ScrapeRequest.parse({ url: 'https://example.com/', ...extra });
+  const request = (extra: Record<string, unknown>) =>
+    ScrapeRequest.parse({ url: 'https://example.com/', ...extra });
 
   it('holds 1 only for a basic-proxy scrape outside lockdown, 5 when an enhanced proxy may serve it', () => {
     expect(scrapeEstimate(request({ proxy: 'basic' }))).toBe(1);

@@ -67,7 +67,9 @@ export function mayCostEnhanced(o: Pick<ScrapeRequest, 'proxy' | 'lockdown'>): b
  * The actual cost is settled afterwards, more or less than this.
  */
 export function scrapeEstimate(o: Pick<ScrapeRequest, 'proxy' | 'lockdown' | 'formats'>): number {
-  const base = mayCostEnhanced(o) ? CREDIT_PRICES.page + CREDIT_PRICES.enhancedProxySurcharge : CREDIT_PRICES.page;
+  const base = mayCostEnhanced(o)
+    ? CREDIT_PRICES.page + CREDIT_PRICES.enhancedProxySurcharge
+    : CREDIT_PRICES.page;
   return base + mediaFormatsCost(o);
 }
 

@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { CacheStore, type CacheEntry, type CacheLookup, type CachePut } from '../storage/cache-store';
+import { CacheStore, type CacheEntry, type CacheLookup, type CachePut } from './cache-store';
 import { MemoryFrontedCacheStore } from './memory-cache-store';
 
 /** The shared store's contract in memory, counting lookups that reach it. */

@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { Document } from '@wds/contracts';
-import { CacheStore, type CacheEntry, type CacheLookup, type CachePut } from '../storage/cache-store';
+import { CacheStore, type CacheEntry, type CacheLookup, type CachePut } from './cache-store';
 
 /** Default memory budget: decoded JSON bytes of the documents kept (V8 may use up to twice that). */
 export const MEMORY_CACHE_MAX_BYTES = 64 * 1024 * 1024;

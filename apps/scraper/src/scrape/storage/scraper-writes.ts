@@ -1,7 +1,7 @@
 import type { ActivityEventInput } from '@wds/contracts';
 import type { ActivityRecorder } from '@wds/credits';
 import { WriteBatcher, type Queryable } from '@wds/database';
-import type { CachePut } from './cache-store';
+import type { CachePut } from '../cache/cache-store';
 import type { ScrapeRecord } from './scrape-store';
 
 type Write = { cache: CachePut } | { scrape: ScrapeRecord };

@@ -2,19 +2,16 @@ import {
   cacheHitMetadata,
   CREDIT_PRICES,
   freshScrapeCost,
-  findFormat,
   normalizeFormats,
-  readsScrapeCache,
   SCRAPE_INLINE_MAX_BYTES,
   ServiceError,
   unsupportedScrapeFeature,
   type Document,
-  type ScrapeCacheEntryRef,
   type ScrapeRunRequest,
   type ArtifactSigning,
 } from '@wds/contracts';
 import type { Logger } from '@wds/observability';
-import { scrapeCacheKey } from '../cache/cache-key';
+import { cachePolicyOf, mayStore, type CachePolicy, type CacheRead } from '../cache/cache-policy';
 import type { BuiltDocument, DocumentBuilder } from '../document/build-document';
 import type { OutputFormat } from '../document/html-transformer';
 import { buildMetadata } from '../document/metadata';
@@ -22,10 +19,11 @@ import type { EngineSelector, PageOutcome } from '../engine/engine-selection';
 import type { FetchedPage } from '../engine/fetch-engine';
 import type { PageFormats } from '../formats/page-formats';
 import { browserResults } from './browser-results';
-import type { CacheEntry, CacheStore } from '../storage/cache-store';
+import type { CacheEntry, CacheStore } from '../cache/cache-store';
 import { decodeDocument, encodeDocument } from '../storage/document-codec';
 import type { ScrapeActivity, ScrapeStore } from '../storage/scrape-store';
 import { DocumentDelivery, type DeliveredResult } from './document-delivery';
+import { entryRef, joinWarnings, withDeadline, withRequestedFormats } from './run-scrape.helpers';
 
 export interface RunScrapeSettings {
   retentionMs: number;
@@ -44,6 +42,21 @@ const PATCHED_INLINE_MAX_BYTES = SCRAPE_INLINE_MAX_BYTES - 16 * 1024;
 
 const OUTPUT_FORMATS: readonly OutputFormat[] = ['markdown', 'html', 'rawHtml', 'links', 'images'];
 
+/** One scrape as it runs: its request and what was settled about it before any work. */
+interface ScrapeRun {
+  cmd: ScrapeRunRequest;
+  /** Effective zero data retention (the job's, the option, or lockdown). */
+  zdr: boolean;
+  policy: CachePolicy;
+  started: number;
+  deadline: number;
+  /** The job's fields of every log line (no URL under zero data retention). */
+  job: { jobId: string; teamId: string; url?: string };
+  activity?: ScrapeActivity;
+}
+
+type Fetched = { page: FetchedPage; built: BuiltDocument; outcome: PageOutcome };
+
 /** Runs a page scrape request within its deadline; `now` is injectable for tests. */
 export class RunScrapeUseCase {
   constructor(
@@ -59,6 +72,18 @@ export class RunScrapeUseCase {
   ) {}
 
   async execute(cmd: ScrapeRunRequest): Promise<DeliveredResult> {
+    const run = this.begin(cmd);
+    const { read } = run.policy;
+    if (read.mode === 'cache-only') return this.fromCacheOnly(run, read);
+    if (read.mode === 'read-through') {
+      const entry = await this.cache.find({ key: run.policy.key, maxAgeMs: read.maxAgeMs });
+      if (entry) return this.fromCache(run, entry, entry.contentCredits);
+    }
+    return this.fresh(run, await this.fetch(run));
+  }
+
+  /** Refuses what this scraper cannot do, then settles the run: zero data retention, cache policy, deadline. */
+  private begin(cmd: ScrapeRunRequest): ScrapeRun {
     const started = this.now();
     const o = cmd.options;
     const unsupported = unsupportedScrapeFeature(o, {
@@ -69,65 +94,67 @@ export class RunScrapeUseCase {
     this.formats.validate(o);
     // Lockdown is treated as zero data retention: nothing about the request is kept.
     const zdr = cmd.zeroDataRetention === true || o.zeroDataRetention || o.lockdown;
-    // The job's fields go on each line rather than into a child logger: one line per page is the
-    // usual case, and a child costs a second redaction pass (~15% of the line's cost).
-    const job = { jobId: cmd.jobId, teamId: cmd.teamId, ...(zdr ? {} : { url: o.url }) };
-    const key = scrapeCacheKey(o);
-    const activity = cmd.activity ? { apiKey: cmd.activity.apiKey, createdAt: started } : undefined;
+    return {
+      cmd,
+      zdr,
+      policy: cachePolicyOf(o, zdr),
+      started,
+      deadline: started + o.timeout,
+      // The job's fields go on each line rather than into a child logger: one line per page is the
+      // usual case, and a child costs a second redaction pass (~15% of the line's cost).
+      job: { jobId: cmd.jobId, teamId: cmd.teamId, ...(zdr ? {} : { url: o.url }) },
+      activity: cmd.activity ? { apiKey: cmd.activity.apiKey, createdAt: started } : undefined,
+    };
+  }
 
-    if (o.lockdown || o.minAge !== undefined) {
-      const entry = await this.cache.find({
-        key,
-        maxAgeMs: o.lockdown ? o.maxAge : undefined,
-        minAgeMs: o.minAge,
-      });
-      if (!entry) {
-        const lockdown = o.lockdown;
-        const credits = lockdown ? CREDIT_PRICES.lockdownMiss : 0;
-        await this.recordFailure(
-          cmd,
-          zdr,
-          lockdown ? 'SCRAPE_LOCKDOWN_CACHE_MISS' : 'SCRAPE_NO_CACHED_DATA',
-          credits,
-          activity,
-        );
-        this.logger.info({ ...job, lockdown }, 'scrape cache miss on a cache-only request');
-        throw lockdown
-          ? new ServiceError(
-              'SCRAPE_LOCKDOWN_CACHE_MISS',
-              'The page is not in the cache (lockdown mode never fetches it)',
-              {
-                creditsUsed: credits,
-              },
-            )
-          : new ServiceError('SCRAPE_NO_CACHED_DATA', 'No cached data matches minAge for this URL', {
-              creditsUsed: 0,
-            });
-      }
-      const credits = o.lockdown ? CREDIT_PRICES.lockdownHit : entry.contentCredits;
-      return this.fromCache(cmd, zdr, entry, credits, key, started + o.timeout, activity);
-    }
+  /** `lockdown` / `minAge`: the cached copy or a (lockdown: billed) miss; the page is never fetched. */
+  private async fromCacheOnly(
+    run: ScrapeRun,
+    read: Extract<CacheRead, { mode: 'cache-only' }>,
+  ): Promise<DeliveredResult> {
+    const entry = await this.cache.find({
+      key: run.policy.key,
+      maxAgeMs: read.maxAgeMs,
+      minAgeMs: read.minAgeMs,
+    });
+    if (entry)
+      return this.fromCache(run, entry, read.lockdown ? CREDIT_PRICES.lockdownHit : entry.contentCredits);
+    const lockdown = read.lockdown;
+    const credits = lockdown ? CREDIT_PRICES.lockdownMiss : 0;
+    await this.recordFailure(run, lockdown ? 'SCRAPE_LOCKDOWN_CACHE_MISS' : 'SCRAPE_NO_CACHED_DATA', credits);
+    this.logger.info({ ...run.job, lockdown }, 'scrape cache miss on a cache-only request');
+    throw lockdown
+      ? new ServiceError(
+          'SCRAPE_LOCKDOWN_CACHE_MISS',
+          'The page is not in the cache (lockdown mode never fetches it)',
+          {
+            creditsUsed: credits,
+          },
+        )
+      : new ServiceError('SCRAPE_NO_CACHED_DATA', 'No cached data matches minAge for this URL', {
+          creditsUsed: 0,
+        });
+  }
 
-    // Zero data retention never touches the index; caller headers may change the page, so no shared copy.
-    const useCache = !zdr && Object.keys(o.headers ?? {}).length === 0;
-    if (readsScrapeCache(o, zdr)) {
-      const entry = await this.cache.find({ key, maxAgeMs: o.maxAge });
-      if (entry) {
-        return this.fromCache(cmd, zdr, entry, entry.contentCredits, key, started + o.timeout, activity);
-      }
-    }
-
-    const deadline = started + o.timeout;
-    let fetched: { page: FetchedPage; built: BuiltDocument; outcome: PageOutcome };
+  /** Fetches and builds the page; a failure is recorded as the job's outcome and rethrown. */
+  private async fetch(run: ScrapeRun): Promise<Fetched> {
     try {
-      fetched = await this.fetchAndBuild(cmd, zdr, deadline);
+      return await this.fetchAndBuild(run.cmd, run.zdr, run.deadline);
     } catch (err) {
       const code = err instanceof ServiceError ? err.code : 'INTERNAL';
-      this.logger.info({ ...job, code, ms: this.now() - started }, 'scrape failed');
-      await this.recordFailure(cmd, zdr, code, 0, activity);
+      this.logger.info({ ...run.job, code, ms: this.now() - run.started }, 'scrape failed');
+      await this.recordFailure(run, code, 0);
       throw err;
     }
-    const { page, built, outcome } = fetched;
+  }
+
+  /**
+   * A fetched page: its per-request formats and price, the answer document; the job recorded and,
+   * when the policy and the page allow, the cache entry written (sharing one gzip when they can).
+   */
+  private async fresh(run: ScrapeRun, { page, built, outcome }: Fetched): Promise<DeliveredResult> {
+    const { cmd, zdr } = run;
+    const o = cmd.options;
     const perRequest = this.formats.isPerRequest(o);
     const fetchedAt = new Date(this.now());
     const extras = perRequest
@@ -138,26 +165,13 @@ export class RunScrapeUseCase {
           statusCode: page.status,
           fetchedAt,
           page,
-          deadline,
+          deadline: run.deadline,
         })
       : undefined;
     const credits = freshScrapeCost(built.content, page.proxyUsed) + (extras?.credits ?? 0);
-    // Screenshot and media URLs expire with their artifacts: such documents are never reused from the cache.
-    const cacheable =
-      !outcome.rendered?.screenshot && !findFormat(o.formats, 'audio') && !findFormat(o.formats, 'video');
-    let cached: { gz: Buffer; jsonBytes: number; fetchedAt: Date } | undefined;
-    let caching: Promise<void> | undefined;
-    if (useCache && o.storeInCache && cacheable && page.status >= 200 && page.status < 300) {
-      cached = { ...(await encodeDocument(built.document)), fetchedAt };
-      caching = this.cache.put({
-        key,
-        url: o.url,
-        documentGz: cached.gz,
-        contentCredits: built.contentCredits,
-        retainMs: this.settings.cacheRetentionMs,
-        fetchedAt: cached.fetchedAt,
-      });
-    }
+    const cached = mayStore(run.policy, page.status, !!outcome.rendered?.screenshot)
+      ? await this.storeInCache(run, built, fetchedAt)
+      : undefined;
     const patch = {
       scrapeId: cmd.jobId,
       cacheState: 'miss',
@@ -167,22 +181,35 @@ export class RunScrapeUseCase {
     const warning = joinWarnings(outcome.warning, ...(extras?.warnings ?? []));
     const document: Document = withRequestedFormats(o, {
       ...built.document,
-      ...(outcome.rendered ? browserResults(outcome.rendered, this.settings.publicBaseUrl, this.settings.artifactSigning) : {}),
+      ...(outcome.rendered
+        ? browserResults(outcome.rendered, this.settings.publicBaseUrl, this.settings.artifactSigning)
+        : {}),
       ...extras?.fields,
       ...(warning ? { warning } : {}),
       metadata: buildMetadata(built.document.metadata ?? {}, patch),
     });
     this.logger.info(
       {
-        ...job,
+        ...run.job,
         statusCode: page.status,
         credits,
         proxyUsed: page.proxyUsed,
         engine: outcome.engine,
-        ms: this.now() - started,
+        ms: this.now() - run.started,
       },
       'page scraped',
     );
+    const job = {
+      teamId: cmd.teamId,
+      jobId: cmd.jobId,
+      url: o.url,
+      document,
+      creditsUsed: credits,
+      cacheHit: false,
+      proxyUsed: page.proxyUsed,
+      statusCode: page.status,
+      activity: run.activity,
+    };
     if (
       cached &&
       !outcome.rendered &&
@@ -192,47 +219,38 @@ export class RunScrapeUseCase {
     ) {
       // The job row shares the cache entry's gzip (compressed once) and keeps its own metadata beside it.
       const [, delivered] = await Promise.all([
-        caching,
-        this.delivery.deliverShared({
-          teamId: cmd.teamId,
-          jobId: cmd.jobId,
-          url: o.url,
-          document,
-          gz: cached.gz,
-          metadataPatch: patch,
-          creditsUsed: credits,
-          cacheHit: false,
-          proxyUsed: page.proxyUsed,
-          statusCode: page.status,
-          activity,
-        }),
+        cached.written,
+        this.delivery.deliverShared({ ...job, gz: cached.gz, metadataPatch: patch }),
       ]);
       const expiresAt = new Date(cached.fetchedAt.getTime() + this.settings.cacheRetentionMs);
       return {
         ...delivered,
-        cached: entryRef(key, { ...cached, expiresAt, contentCredits: built.contentCredits }),
+        cached: entryRef(run.policy.key, { ...cached, expiresAt, contentCredits: built.contentCredits }),
       };
     }
-    await caching;
-    return this.delivery.deliver({
-      teamId: cmd.teamId,
-      jobId: cmd.jobId,
-      url: o.url,
-      document,
-      creditsUsed: credits,
-      cacheHit: false,
-      proxyUsed: page.proxyUsed,
-      statusCode: page.status,
-      zeroDataRetention: zdr,
-      activity,
-    });
+    await cached?.written;
+    return this.delivery.deliver({ ...job, zeroDataRetention: zdr });
   }
 
-  private async fetchAndBuild(
-    cmd: ScrapeRunRequest,
-    zdr: boolean,
-    deadline: number,
-  ): Promise<{ page: FetchedPage; built: BuiltDocument; outcome: PageOutcome }> {
+  /** Starts writing the page's cache entry; `written` settles once it is committed. */
+  private async storeInCache(
+    run: ScrapeRun,
+    built: BuiltDocument,
+    fetchedAt: Date,
+  ): Promise<{ gz: Buffer; jsonBytes: number; fetchedAt: Date; written: Promise<void> }> {
+    const { gz, jsonBytes } = await encodeDocument(built.document);
+    const written = this.cache.put({
+      key: run.policy.key,
+      url: run.cmd.options.url,
+      documentGz: gz,
+      contentCredits: built.contentCredits,
+      retainMs: this.settings.cacheRetentionMs,
+      fetchedAt,
+    });
+    return { gz, jsonBytes, fetchedAt, written };
+  }
+
+  private async fetchAndBuild(cmd: ScrapeRunRequest, zdr: boolean, deadline: number): Promise<Fetched> {
     const o = cmd.options;
     const outcome = await this.engines.obtain(
       o,
@@ -267,14 +285,13 @@ export class RunScrapeUseCase {
   }
 
   private async fromCache(
-    cmd: ScrapeRunRequest,
-    zdr: boolean,
+    run: ScrapeRun,
     entry: CacheEntry,
     contentCredits: number,
-    key: string,
-    deadline: number,
-    activity: ScrapeActivity | undefined,
   ): Promise<DeliveredResult> {
+    const { cmd, zdr, activity } = run;
+    const key = run.policy.key;
+    const deadline = run.deadline;
     const cached = entry.document ?? (await decodeDocument(entry.documentGz));
     const perRequest = this.formats.isPerRequest(cmd.options);
     const extras = perRequest
@@ -325,13 +342,8 @@ export class RunScrapeUseCase {
     });
   }
 
-  private async recordFailure(
-    cmd: ScrapeRunRequest,
-    zdr: boolean,
-    errorCode: string,
-    credits: number,
-    activity: ScrapeActivity | undefined,
-  ) {
+  private async recordFailure(run: ScrapeRun, errorCode: string, credits: number) {
+    const { cmd, zdr, activity } = run;
     await this.scrapes.insert({
       id: cmd.jobId,
       teamId: cmd.teamId,
@@ -345,46 +357,4 @@ export class RunScrapeUseCase {
       activity,
     });
   }
-}
-
-/** Names the cache entry a delivered document is (see `ScrapeRunReply.cached`). */
-function entryRef(
-  key: string,
-  e: { fetchedAt: Date; expiresAt: Date; contentCredits: number },
-): ScrapeCacheEntryRef {
-  return {
-    key,
-    fetchedAt: e.fetchedAt.getTime(),
-    expiresAt: e.expiresAt.getTime(),
-    contentCredits: e.contentCredits,
-  };
-}
-
-/** Rejects with SCRAPE_TIMEOUT when `work` does not finish within `ms` (work that ignores it is abandoned). */
-async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new ServiceError('SCRAPE_TIMEOUT', 'Scrape timed out while processing the page')),
-      Math.max(0, ms),
-    );
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Warnings of the page and of its formats, as the one `warning` string of the document. */
-function joinWarnings(...warnings: (string | undefined)[]): string | undefined {
-  const all = warnings.filter((w): w is string => !!w);
-  return all.length > 0 ? all.join(' ') : undefined;
-}
-
-/** Drops markdown produced only for change tracking or the LLM formats (the caller did not ask for it). */
-function withRequestedFormats(o: ScrapeRunRequest['options'], document: Document): Document {
-  if (document.markdown === undefined || findFormat(o.formats, 'markdown')) return document;
-  const { markdown: _unrequested, ...rest } = document;
-  return rest;
 }

@@ -1,4 +1,10 @@
-import { artifactUrl, CREDIT_PRICES, ServiceError, type ArtifactSigning, type Document } from '@wds/contracts';
+import {
+  artifactUrl,
+  CREDIT_PRICES,
+  ServiceError,
+  type ArtifactSigning,
+  type Document,
+} from '@wds/contracts';
 import { decodeBody, type OutboundHttp } from '@wds/outbound';
 import type { FetchedPage } from '../../engine/fetch-engine';
 import { discoverMedia } from './discover-media';

@@ -1,6 +1,6 @@
 import type { Document } from '@wds/contracts';
 import type { Queryable } from '@wds/database';
-import { ScraperWrites } from './scraper-writes';
+import { ScraperWrites } from '../storage/scraper-writes';
 
 export interface CacheEntry {
   documentGz: Buffer;
