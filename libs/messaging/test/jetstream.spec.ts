@@ -260,13 +260,22 @@ describe('Messaging on JetStream (real NATS)', () => {
     const def = consumerDef('slow', subject, { ackWaitMs: 600 });
     await m.ensureConsumer(def);
     const deliveries: number[] = [];
+    let handled = 0;
     const running = await m.consume(Task, def, async (_p, ctx) => {
       deliveries.push(ctx.deliveryCount);
       await new Promise((r) => setTimeout(r, 1500));
+      handled++;
     });
     await m.publish(Task, { n: 1 }, { subject });
-    await waitFor(() => deliveries.length >= 1 || undefined);
-    await new Promise((r) => setTimeout(r, 1800));
+    // Barrier: the first delivery was handled and nothing is left pending or unacknowledged, so a
+    // redelivery (had the heartbeats failed, one was due 600 ms in) would have been seen by now.
+    await waitFor(async () => {
+      if (handled < 1) return undefined;
+      const info = await m.jsm.consumers.info(WORK.name, 'slow');
+      return info.num_pending === 0 && info.num_ack_pending === 0 && handled === deliveries.length
+        ? true
+        : undefined;
+    }, 30_000);
     await running.stop();
     expect(deliveries).toEqual([1]);
     const info = await m.jsm.consumers.info(WORK.name, 'slow');
