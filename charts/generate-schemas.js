@@ -23,6 +23,9 @@ const SERVICES = [
 const UMBRELLA_EXTRA_KEYS = {
   // The optional llama.cpp server (charts/wds/templates); its own keys are not typed here yet.
   llmServer: { type: 'object', properties: { enabled: { type: 'boolean' } } },
+  // The bundled NATS and PostgreSQL (global.bundled): their own charts' schemas check these.
+  nats: { type: 'object' },
+  postgresql: { type: 'object' },
 };
 
 const str = { type: 'string' };
@@ -94,6 +97,10 @@ const globalSchema = obj(
     imagePullSecrets: listOf(obj({ name: str }, { required: ['name'] })),
     env: envMap,
     secretEnv: envMap,
+    bundled: obj(
+      { nats: bool, postgresql: bool },
+      { description: 'Run NATS / PostgreSQL in the release (charts/nats, charts/postgresql).' },
+    ),
     existingSecret: {
       type: 'string',
       description: 'A Secret you manage; each service reads only its secretKeys from it.',

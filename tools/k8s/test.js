@@ -15,6 +15,7 @@ const { startCluster } = require('./lib/cluster');
 const { Kube } = require('./lib/kube');
 const { staticChecks } = require('./lib/static-checks');
 const { clusterChecks } = require('./lib/cluster-checks');
+const { bundledStaticChecks, bundledClusterChecks } = require('./lib/bundled-checks');
 const { imageChecks } = require('./lib/image-checks');
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -67,6 +68,7 @@ async function main() {
   if (PARTS.has('charts')) {
     console.log('\nchart checks (no cluster)');
     await staticChecks(t, { helm, charts, root: ROOT });
+    await bundledStaticChecks(t, { helm, charts });
   }
   if (!PARTS.has('cluster')) return t.summary();
 
@@ -79,6 +81,7 @@ async function main() {
     try {
       const kube = new Kube({ bin, env: cluster.env, workDir: work });
       await clusterChecks(t, { kube, charts, root: ROOT });
+      await bundledClusterChecks(t, { kube, charts });
     } finally {
       await cluster.stop();
     }

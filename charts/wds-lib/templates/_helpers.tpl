@@ -60,6 +60,24 @@ app.kubernetes.io/part-of: wds
 {{- end -}}
 {{- end -}}
 
+{{/*
+"true" when the umbrella release runs its own NATS or PostgreSQL (global.bundled.<which>, the
+charts/nats and charts/postgresql dependencies): NATS_URL and DATABASE_URL then point at them.
+*/}}
+{{- define "wds-lib.bundled" -}}
+{{- $ctx := index . 0 -}}
+{{- dig "bundled" (index . 1) false ($ctx.Values.global | default dict) | toString -}}
+{{- end -}}
+
+{{/*
+"true" when schema migrations run as the pre-install/pre-upgrade hook Job. With a bundled
+PostgreSQL they cannot (the hook would run before the release's PostgreSQL exists): each service
+then migrates on start (WDS_MIGRATE_ON_START, serialised by an advisory lock per schema).
+*/}}
+{{- define "wds-lib.migrationsHook" -}}
+{{- and .Values.migrations.enabled (ne (include "wds-lib.bundled" (list . "postgresql")) "true") | toString -}}
+{{- end -}}
+
 {{/* Plain environment: global.env, then the chart's env, then what the chart itself decides. */}}
 {{- define "wds-lib.envMap" -}}
 {{- $g := .Values.global | default dict -}}
@@ -68,7 +86,10 @@ app.kubernetes.io/part-of: wds
 {{- $_ := set $env "OTEL_SERVICE_NAME" (include "wds-lib.app" .) -}}
 {{- with (dig "otel" "endpoint" "" $g) -}}{{- $_ := set $env "OTEL_EXPORTER_OTLP_ENDPOINT" . -}}{{- end -}}
 {{- if .Values.http.enabled -}}{{- $_ := set $env "PORT" (toString .Values.http.port) -}}{{- end -}}
-{{- if .Values.migrations.enabled -}}{{- $_ := set $env "WDS_MIGRATE_ON_START" "false" -}}{{- end -}}
+{{- if eq (include "wds-lib.bundled" (list . "nats")) "true" -}}
+{{- $_ := set $env "NATS_URL" (printf "nats://%s-nats:4222" .Release.Name) -}}
+{{- end -}}
+{{- if eq (include "wds-lib.migrationsHook" .) "true" -}}{{- $_ := set $env "WDS_MIGRATE_ON_START" "false" -}}{{- end -}}
 {{- toYaml $env -}}
 {{- end -}}
 
@@ -84,6 +105,7 @@ gets the admin token).
 {{- range $key, $_ := (.Values.secretKeys | default dict) -}}
 {{- if and (hasKey $all $key) (not (hasKey $out $key)) -}}{{- $_ := set $out $key (get $all $key) -}}{{- end -}}
 {{- end -}}
+{{- if eq (include "wds-lib.bundled" (list . "postgresql")) "true" -}}{{- $_ := unset $out "DATABASE_URL" -}}{{- end -}}
 {{- toYaml $out -}}
 {{- end -}}
 
@@ -98,9 +120,17 @@ gets the admin token).
 {{- end -}}
 
 {{- define "wds-lib.secretKeyRefs" -}}
-{{- $ctx := index . 0 -}}{{- $keys := index . 1 -}}
+{{- $ctx := index . 0 -}}{{- $keys := deepCopy (index . 1) -}}
 {{- $g := $ctx.Values.global | default dict -}}
 {{- $secret := dig "existingSecret" "" $g -}}
+{{- if and (hasKey $keys "DATABASE_URL") (eq (include "wds-lib.bundled" (list $ctx "postgresql")) "true") }}
+{{- $_ := unset $keys "DATABASE_URL" }}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ printf "%s-postgresql" $ctx.Release.Name | trunc 63 | trimSuffix "-" }}
+      key: DATABASE_URL
+{{- end }}
 {{- if $secret }}
 {{- range $key, $need := $keys }}
 - name: {{ $key }}

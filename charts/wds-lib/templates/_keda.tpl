@@ -29,7 +29,11 @@ spec:
     {{- if eq $k.trigger "nats-jetstream" }}
     - type: nats-jetstream
       metadata:
+        {{- if eq (include "wds-lib.bundled" (list . "nats")) "true" }}
+        natsServerMonitoringEndpoint: {{ printf "%s-nats.%s.svc:8222" .Release.Name .Release.Namespace | quote }}
+        {{- else }}
         natsServerMonitoringEndpoint: {{ required "global.keda.natsMonitoringEndpoint is required" (dig "natsMonitoringEndpoint" "" $gk) | quote }}
+        {{- end }}
         account: {{ dig "natsAccount" "$G" $gk | quote }}
         stream: {{ required "keda.stream is required" $k.stream | quote }}
         consumer: {{ required "keda.consumer is required" $k.consumer | quote }}

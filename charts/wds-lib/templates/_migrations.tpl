@@ -5,7 +5,7 @@ WDS_MIGRATE_ON_START=false. Chart-managed ConfigMap/Secret do not exist yet at p
 the Job gets its environment inline and from a hook Secret of its own.
 */}}
 {{- define "wds-lib.migrations" -}}
-{{- if .Values.migrations.enabled }}
+{{- if eq (include "wds-lib.migrationsHook" .) "true" }}
 {{- $migrateKeys := include "wds-lib.migrateSecretKeys" . | fromYaml -}}
 {{- $secret := pick (include "wds-lib.secretEnvMap" . | fromYaml) "DATABASE_URL" -}}
 {{- if $secret }}

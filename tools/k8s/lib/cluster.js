@@ -12,6 +12,8 @@ const path = require('node:path');
 const CONTROLLERS = [
   'deployment-controller',
   'replicaset-controller',
+  // The bundled NATS and PostgreSQL (global.bundled) are StatefulSets.
+  'statefulset-controller',
   'job-controller',
   'horizontal-pod-autoscaler-controller',
   'disruption-controller',
