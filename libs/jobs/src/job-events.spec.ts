@@ -1,0 +1,117 @@
+import { EVENTS, type Document, type JobEventInput } from '@wds/contracts';
+import type { Messaging } from '@wds/messaging';
+import { EVENT_DOCUMENT_MAX_BYTES, JobEvents } from './job-events';
+import { toJob, type RawJob } from './job-rows';
+import type { JobRow } from './job.types';
+
+/** The events stream as the publisher sees it, in memory. */
+class EventsDouble {
+  readonly published: { subject: string; event: JobEventInput; msgId?: string }[] = [];
+  get messaging(): Messaging {
+    return {
+      publish: async (def: { subject: string }, event: JobEventInput, opts?: { msgId?: string }) => {
+        this.published.push({ subject: def.subject, event, msgId: opts?.msgId });
+      },
+    } as unknown as Messaging;
+  }
+}
+
+const baseRow: RawJob = {
+  id: 'job-1',
+  team_id: 'team-1',
+  kind: 'crawl',
+  status: 'scraping',
+  url: 'https://example.com/',
+  options: {},
+  page_limit: 10,
+  concurrency: 2,
+  delay_ms: 0,
+  webhook: null,
+  zero_data_retention: false,
+  discovered: 1,
+  succeeded: 0,
+  failed: 0,
+  inflight: 0,
+  credits_used: '0',
+  seeded: true,
+  robots_txt: null,
+  error: null,
+  created_at: new Date(0),
+  progressed_at: new Date(0),
+  expires_at: new Date(0),
+  reopened: 0,
+};
+const job = (over: Partial<JobRow> = {}): JobRow => ({ ...toJob(baseRow), ...over });
+const doc: Document = {
+  markdown: 'hello',
+  metadata: { sourceURL: 'https://example.com/a', statusCode: 200 },
+};
+const page = { urlKey: 'https://example.com/a', success: true, document: doc, documentBytes: 100 };
+
+describe('JobEvents', () => {
+  it('publishes lifecycle events on the events stream with stable webhookIds, new ones per reopened round', async () => {
+    const stream = new EventsDouble();
+    const events = new JobEvents(stream.messaging, 'crawl');
+    await events.lifecycle(job(), 'completed');
+    await events.lifecycle(job(), 'completed');
+    await events.lifecycle(job({ reopened: 1 }), 'completed');
+    const [first, again, round] = stream.published;
+    expect(first.subject).toBe(EVENTS.job.subject);
+    expect(first.event).toMatchObject({
+      type: 'crawl.completed',
+      id: 'job-1',
+      teamId: 'team-1',
+      success: true,
+      data: [],
+    });
+    expect(again.event.webhookId).toBe(first.event.webhookId);
+    expect(first.msgId).toBe(first.event.webhookId);
+    expect(round.event.webhookId).not.toBe(first.event.webhookId);
+  });
+
+  it('sends page events only when the webhook asks for them, or to everyone with pageEvents all', async () => {
+    const stream = new EventsDouble();
+    await new JobEvents(stream.messaging, 'batch').page(job(), page);
+    await new JobEvents(stream.messaging, 'batch').page(
+      job({ webhook: { url: 'https://hook.example/', events: ['completed'] } }),
+      page,
+    );
+    expect(stream.published).toHaveLength(0);
+    await new JobEvents(stream.messaging, 'batch').page(
+      job({ webhook: { url: 'https://hook.example/' } }),
+      page,
+    );
+    await new JobEvents(stream.messaging, 'batch', { pageEvents: 'all' }).page(job(), page);
+    expect(stream.published.map((p) => p.event.type)).toEqual(['batch_scrape.page', 'batch_scrape.page']);
+    expect(stream.published[0].event).toMatchObject({
+      data: [doc],
+      webhook: { url: 'https://hook.example/' },
+    });
+  });
+
+  it("keeps a zero-data-retention job's pages off the stream unless its own webhook wants them", async () => {
+    const stream = new EventsDouble();
+    await new JobEvents(stream.messaging, 'crawl', { pageEvents: 'all' }).page(
+      job({ zeroDataRetention: true }),
+      page,
+    );
+    expect(stream.published).toHaveLength(0);
+    await new JobEvents(stream.messaging, 'crawl').page(
+      job({ zeroDataRetention: true, webhook: { url: 'https://hook.example/' } }),
+      page,
+    );
+    expect(stream.published[0].event).toMatchObject({ zeroDataRetention: true, type: 'crawl.page' });
+  });
+
+  it('trims a document too large for an event to its metadata and says where to read it', async () => {
+    const stream = new EventsDouble();
+    await new JobEvents(stream.messaging, 'batch', { pageEvents: 'all' }).page(job(), {
+      ...page,
+      documentBytes: EVENT_DOCUMENT_MAX_BYTES + 1,
+    });
+    const [sent] = stream.published[0].event.data as Document[];
+    expect(sent.markdown).toBeUndefined();
+    expect(sent.metadata).toEqual(doc.metadata);
+    expect(sent.warning).toContain('/v2/batch/scrape/job-1');
+  });
+});
