@@ -308,9 +308,11 @@ describe('browser sessions and interact through the stack', () => {
     const failed = await client.interact(jobId, { code: 'nope(' });
     expect(failed).toMatchObject({ success: false, exitCode: 1 });
 
+    // This stack runs without an LLM: a prompt is refused before any work (agent-interact.spec.ts
+    // runs prompts with a model).
     const prompt = await call('POST', `/v2/scrape/${jobId}/interact`, { prompt: 'click the button' });
     expect(prompt.status).toBe(400);
-    expect(prompt.body.error).toMatch(/AI browser agent is not available/);
+    expect(prompt.body.error).toMatch(/browser agent needs an LLM.*WDS_LLM_BASE_URL/);
 
     const stopped = await client.stopInteraction(jobId);
     expect(stopped).toMatchObject({ success: true, creditsBilled: 2 });

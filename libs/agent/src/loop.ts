@@ -149,7 +149,7 @@ export class AgentLoop {
   private async decide(n: number): Promise<Decision> {
     const o = this.o;
     const stepMaxTokens = Math.min(o.stepMaxTokens ?? 384, o.llm.maxOutputTokens);
-    const instruction = stepInstruction(o.task, n, o.maxSteps, Math.round(this.left() / 1000));
+    const instruction = stepInstruction(o.task, n, o.maxSteps);
     const reserve =
       stepMaxTokens +
       o.llm.estimateTokens(AGENT_SYSTEM_PROMPT) +

@@ -20,9 +20,10 @@ Reply with one JSON object {"step": {...}} holding exactly one action:
 - {"action":"finish","answer":"..."} ends the task with your final answer.
 Only use refs that appear in the latest snapshot. Do not repeat an action that failed or changed nothing. Finish as soon as the task is done or clearly cannot be done; the answer states what you found, with the exact values from the page.`;
 
-export function stepInstruction(task: string, step: number, maxSteps: number, secondsLeft: number): string {
+/** The per-step instruction: the task and the step count (no clock, so equal states give equal prompts). */
+export function stepInstruction(task: string, step: number, maxSteps: number): string {
   const last = step === maxSteps ? ' This is the last step: finish now with the best answer you have.' : '';
-  return `Task: ${task}\n\nThis is step ${step} of at most ${maxSteps} (about ${secondsLeft} s left).${last} Choose the next action.`;
+  return `Task: ${task}\n\nThis is step ${step} of at most ${maxSteps}.${last} Choose the next action.`;
 }
 
 export const DATA_SYSTEM_PROMPT = `You turn the outcome of a browsing task into JSON that matches a given schema.

@@ -26,8 +26,19 @@ export const AGENT_SITE_FACTS = {
   archivePages: 3,
 } as const;
 
+export interface AgentTask {
+  name: string;
+  /** Where the task starts on the site. */
+  path: string;
+  prompt: string;
+  /** Whether an answer (and, when given, the site's record of submissions) shows the task done. */
+  check(answer: string, site?: AgentSite): boolean;
+  /** Steps a good run needs at least (actions and the finish). */
+  minSteps: number;
+}
+
 /** Checkable tasks over the site: the prompt, how to check the answer, the steps a good run needs. */
-export const AGENT_TASKS = [
+export const AGENT_TASKS: readonly AgentTask[] = [
   {
     name: 'two clicks',
     path: '/',
@@ -52,7 +63,7 @@ export const AGENT_TASKS = [
     check: (answer: string) => answer.includes(AGENT_SITE_FACTS.archiveCode),
     minSteps: 3,
   },
-] as const;
+];
 
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;

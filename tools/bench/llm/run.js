@@ -7,7 +7,8 @@
 // at a time, and prints json field accuracy, question exact-match, highlights verbatim and hit rates,
 // params-preview correctness, p50 latency per format and generation speed. Build first
 // (npx tsc -b tsconfig.build.json). BENCH_LLM_MODEL picks another local model; BENCH_LLM_PAGES=N
-// limits the pages.
+// limits the pages. Then the browser agent's tasks (agent.js: success rate, steps, latency);
+// BENCH_LLM_ONLY=agent or =formats runs one section.
 const fs = require('node:fs');
 const path = require('node:path');
 const { gzipSync } = require('node:zlib');
@@ -25,6 +26,7 @@ const { HighlightsFormat } = req('apps/scraper/dist/scrape/formats/llm/highlight
 const { SummaryFormat } = req('apps/scraper/dist/scrape/formats/llm/summary.format.js');
 const { GenerateCrawlParamsUseCase } = req('apps/gateway/dist/crawl/crawl-params.usecase.js');
 const fixtures = require('./fixtures');
+const { benchAgent } = require('./agent');
 
 const say = (s) => process.stdout.write(`${s}\n`);
 const norm = (v) =>
@@ -93,6 +95,16 @@ async function main() {
     });
   }
   const llm = new OpenAiCompatibleLlm(config);
+  const only = process.env.BENCH_LLM_ONLY;
+  if (only !== 'agent') await benchFormats(llm, config, server);
+  if (only !== 'formats') await benchAgent(llm, say);
+  if (server) {
+    say(`llama.cpp's own timings (log): see prompt eval / eval lines in ${server.logFile}`);
+    await server.stop();
+  }
+}
+
+async function benchFormats(llm, config, server) {
   const pages = fixtures.slice(0, Number(process.env.BENCH_LLM_PAGES || fixtures.length));
   const lat = { json: [], question: [], highlights: [], summary: [], crawlParams: [] };
   const gen = { tokens: 0, ms: 0 };
@@ -197,10 +209,6 @@ async function main() {
   say(
     `generated tokens / wall time of the calls: ${(gen.tokens / (gen.ms / 1000)).toFixed(1)} tokens/s (prompt processing included)`,
   );
-  if (server) {
-    say(`llama.cpp's own timings (log): see prompt eval / eval lines in ${server.logFile}`);
-    await server.stop();
-  }
 }
 
 main().catch((err) => {

@@ -69,8 +69,13 @@ export class LiveSession {
 
   /** Runs code in the language's runtime; calls of one session run one after another. */
   execute(language: CodeLanguage, code: string, timeoutMs: number): Promise<SessionExecuteReply> {
+    return this.exclusive(() => this.sandbox(language).run(code, timeoutMs));
+  }
+
+  /** Runs work on the session (code, an agent prompt) after the calls before it. */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
     this.touch();
-    const run = this.chain.then(() => this.sandbox(language).run(code, timeoutMs));
+    const run = this.chain.then(work);
     this.chain = run.catch(() => undefined);
     return run.finally(() => this.touch());
   }

@@ -295,7 +295,7 @@ export class SessionManager {
   private async finish(
     id: string,
     reason: string,
-    credits: (durationMs: number) => number,
+    credits: (durationMs: number, promptUsed: boolean) => number,
     endAt?: Date,
     beforeBilling?: (profile: { name: string; saveChanges: boolean } | undefined) => Promise<void>,
   ): Promise<BrowserSessionRecord | undefined> {
@@ -320,7 +320,8 @@ export class SessionManager {
     return ended.record;
   }
 
-  private async owned(teamId: string, id: string): Promise<LiveSession> {
+  /** The team's live session on this replica (other team FORBIDDEN, ended GONE, unknown NOT_FOUND). */
+  async owned(teamId: string, id: string): Promise<LiveSession> {
     const session = this.live.get(id);
     if (session && !session.ending) {
       if (session.record.teamId !== teamId)

@@ -20,6 +20,7 @@ interface Row {
   end_reason: string | null;
   duration_ms: string | null;
   credits_billed: number | null;
+  prompt_used: boolean;
 }
 
 export interface NewSession {
@@ -159,13 +160,13 @@ export class SessionStore {
 
   /**
    * Ends an active session: exactly one caller wins (the row is claimed with its duration and
-   * credits); the others get undefined. `endAt` defaults to now (a lost replica's sessions end when
+   * credits, at the prompt rate when a prompt ran in it); the others get undefined. `endAt` defaults to now (a lost replica's sessions end when
    * it was last seen).
    */
   async claimEnd(
     id: string,
     reason: string,
-    credits: (durationMs: number) => number,
+    credits: (durationMs: number, promptUsed: boolean) => number,
     endAt?: Date,
   ): Promise<EndedSession | undefined> {
     return this.db.tx(async (q) => {
@@ -180,7 +181,7 @@ export class SessionStore {
       const updated = await q.query<Row>(
         `UPDATE browser_pool.sessions SET status = 'destroyed', token = NULL, ended_at = $2, end_reason = $3,
            duration_ms = $4, credits_billed = $5 WHERE id = $1 RETURNING *`,
-        [id, end, reason, durationMs, credits(durationMs)],
+        [id, end, reason, durationMs, credits(durationMs, row.prompt_used)],
       );
       return {
         record: toRecord(updated.rows[0]),
@@ -188,6 +189,11 @@ export class SessionStore {
         profile: row.profile ?? undefined,
       };
     });
+  }
+
+  /** An interact prompt ran in the session: it is billed at the prompt rate from now on. */
+  async markPromptUsed(id: string): Promise<void> {
+    await this.db.query('UPDATE browser_pool.sessions SET prompt_used = true WHERE id = $1', [id]);
   }
 
   async markBilled(id: string): Promise<void> {

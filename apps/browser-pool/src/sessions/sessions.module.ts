@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Module } from '@nestjs/common';
+import { reportTokens } from '@wds/credits';
 import { Database } from '@wds/database';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
@@ -15,6 +16,9 @@ import { moduleMount } from '../sandbox/code-sandbox';
 import { SessionBilling } from './session-billing';
 import { SessionEndpoint } from './session-endpoint';
 import { SessionManager } from './session-manager';
+import { AgentModule } from '../agent/agent.module';
+import { BrowserAgent } from '../agent/browser-agent';
+import { PromptSessionUseCase } from './session-prompt';
 import { SessionStore } from './session-store';
 import { SessionsServer } from './sessions.server';
 
@@ -58,7 +62,7 @@ function agentBrowserBinary(): string | undefined {
 
 /** Live browser sessions: docs/adr/0008-browser-sessions.md. */
 @Module({
-  imports: [RenderModule],
+  imports: [RenderModule, AgentModule],
   providers: [
     { provide: SessionStore, inject: [Database], useFactory: (db: Database) => new SessionStore(db) },
     { provide: SessionBilling, inject: [Messaging], useFactory: (m: Messaging) => new SessionBilling(m) },
@@ -107,6 +111,24 @@ function agentBrowserBinary(): string | undefined {
       inject: [APP_CONFIG, SessionManager],
       useFactory: (c: BrowserPoolConfig, sessions: SessionManager) =>
         new SessionEndpoint(sessions, c.WDS_BROWSER_SESSION_HOST, c.WDS_BROWSER_SESSION_PORT),
+    },
+    {
+      provide: PromptSessionUseCase,
+      inject: [SessionManager, SessionStore, BrowserAgent, Messaging, LOGGER],
+      useFactory: (
+        sessions: SessionManager,
+        store: SessionStore,
+        agent: BrowserAgent,
+        messaging: Messaging,
+        logger: Logger,
+      ) =>
+        new PromptSessionUseCase(
+          sessions,
+          store,
+          agent,
+          (event) => reportTokens(messaging, event),
+          logger.child({ component: 'interact-prompt' }),
+        ),
     },
     SessionsServer,
   ],

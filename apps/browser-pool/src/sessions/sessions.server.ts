@@ -12,6 +12,7 @@ import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { BrowserPoolConfig } from '../config';
 import { SessionEndpoint } from './session-endpoint';
 import { SessionManager } from './session-manager';
+import { PromptSessionUseCase } from './session-prompt';
 import { SessionStore } from './session-store';
 
 /** Heartbeat (at most) and housekeeping interval. */
@@ -32,6 +33,7 @@ export class SessionsServer implements OnApplicationBootstrap, BeforeApplication
     private readonly sessions: SessionManager,
     private readonly store: SessionStore,
     private readonly endpoint: SessionEndpoint,
+    private readonly prompts: PromptSessionUseCase,
     @Inject(APP_CONFIG) private readonly config: BrowserPoolConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -44,6 +46,7 @@ export class SessionsServer implements OnApplicationBootstrap, BeforeApplication
     const mine = sessionReplicaRpc(c.WDS_INSTANCE_ID);
     this.messaging.serve(mine.execute, (req) => this.sessions.execute(req));
     this.messaging.serve(mine.delete, (req) => this.sessions.delete(req.teamId, req.sessionId));
+    this.messaging.serve(mine.prompt, (req) => this.prompts.execute(req));
     const sandboxed = fs.existsSync('/usr/bin/bwrap') && fs.existsSync('/usr/bin/prlimit');
     if (!sandboxed) {
       this.logger.warn(

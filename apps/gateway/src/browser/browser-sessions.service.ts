@@ -9,6 +9,7 @@ import {
   type SessionCreateRequestInput,
   type SessionDeleteReply,
   type SessionExecuteReply,
+  type SessionPromptReply,
 } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import type { AuthenticatedTeam } from '../teams/team';
@@ -80,6 +81,31 @@ export class BrowserSessions {
       );
     } catch (err) {
       throw await this.replicaFailure(teamId, session, err);
+    }
+  }
+
+  /** Runs an interact prompt (the browser agent) on the replica holding the session. */
+  async prompt(
+    team: AuthenticatedTeam,
+    session: BrowserSessionRecord,
+    prompt: string,
+    timeoutSeconds: number,
+  ): Promise<SessionPromptReply> {
+    if (session.status === 'destroyed') throw gone();
+    try {
+      return await this.messaging.request(
+        sessionReplicaRpc(session.replicaId).prompt,
+        {
+          teamId: team.teamId,
+          sessionId: session.id,
+          prompt,
+          timeoutSeconds,
+          apiKey: team.keyPrefix || null,
+        },
+        { timeoutMs: timeoutSeconds * 1000 + EXECUTE_MARGIN_MS },
+      );
+    } catch (err) {
+      throw await this.replicaFailure(team.teamId, session, err);
     }
   }
 

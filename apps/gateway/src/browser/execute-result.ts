@@ -1,4 +1,4 @@
-import type { CodeLanguage, ExecuteResult, SessionExecuteReply } from '@wds/contracts';
+import type { CodeLanguage, ExecuteResult, SessionExecuteReply, SessionPromptReply } from '@wds/contracts';
 
 /**
  * The public result of running code: `success` is false when the code failed (non-zero exit or
@@ -17,5 +17,24 @@ export function executeResult(reply: SessionExecuteReply, language: CodeLanguage
     killed: reply.killed,
     ...(reply.truncated ? { truncated: true } : {}),
     ...(failed ? { error: reply.error ?? (reply.stderr || 'Execution failed') } : {}),
+  };
+}
+
+/**
+ * The public result of an interact prompt: `output` is the agent's final answer, `stdout` the step
+ * log (one line per step), `result` the last page snapshot it saw; a run that did not finish (step
+ * limit, timeout, model failure) is `success: false` with `error` saying why (`killed` on timeout).
+ */
+export function promptResult(reply: SessionPromptReply): ExecuteResult & { output: string } {
+  const failed = reply.exitCode !== 0;
+  return {
+    success: !failed,
+    output: reply.output,
+    stdout: reply.stdout ?? '',
+    result: reply.result ?? null,
+    stderr: reply.stderr ?? '',
+    exitCode: reply.exitCode,
+    killed: reply.killed,
+    ...(failed ? { error: reply.error ?? reply.output } : {}),
   };
 }

@@ -18,7 +18,7 @@ import { CurrentTeam } from '../http/request-context';
 import { validate } from '../http/validate';
 import { publicBaseUrl } from '../jobs/public-url';
 import { BrowserSessions, gone } from './browser-sessions.service';
-import { executeResult } from './execute-result';
+import { executeResult, promptResult } from './execute-result';
 import { cdpUrl, liveViewUrls } from './session-urls';
 
 /**
@@ -44,22 +44,23 @@ export class InteractController {
   ): Promise<InteractResult> {
     const { jobId } = validate(InteractParams, params, 'path');
     const run = validate(InteractRequest, body, 'body');
-    if (run.prompt !== undefined) {
+    // Refused before a session is created (and billed) when no model can run the agent.
+    if (run.prompt !== undefined && !this.config.WDS_LLM_BASE_URL) {
       throw new ServiceError(
         ErrorCode.BAD_REQUEST,
-        'prompt: the AI browser agent is not available on this deployment yet; send code instead',
+        'prompt: the browser agent needs an LLM, and no LLM provider is configured on this service (WDS_LLM_BASE_URL); send code instead',
         { field: 'prompt' },
       );
     }
     const session = await this.sessionFor(team, jobId, run.ttl ?? 600, run.activityTtl ?? 300);
-    const reply = await this.sessions.execute(team.teamId, session, run.code!, run.language, run.timeout);
     const base = publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, req);
-    return {
-      ...executeResult(reply, run.language),
-      sessionId: session.id,
-      cdpUrl: cdpUrl(base, session),
-      ...liveViewUrls(),
-    };
+    const urls = { sessionId: session.id, cdpUrl: cdpUrl(base, session), ...liveViewUrls() };
+    if (run.prompt !== undefined) {
+      const reply = await this.sessions.prompt(team, session, run.prompt, run.timeout);
+      return { ...promptResult(reply), ...urls };
+    }
+    const reply = await this.sessions.execute(team.teamId, session, run.code!, run.language, run.timeout);
+    return { ...executeResult(reply, run.language), ...urls };
   }
 
   @Delete()

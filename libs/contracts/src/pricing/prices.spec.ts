@@ -42,4 +42,11 @@ describe('browser session credits', () => {
     expect(browserSessionCredits(90_000)).toBe(3);
     expect(browserSessionCredits(10 * 60_000)).toBe(20);
   });
+
+  it('bills a session in which an interact prompt ran at 7 per minute (one minute at least)', () => {
+    expect(browserSessionCredits(0, true)).toBe(7);
+    expect(browserSessionCredits(90_000, true)).toBe(11);
+    expect(browserSessionCredits(10 * 60_000, true)).toBe(70);
+    expect(browserSessionCredits(10 * 60_000, false)).toBe(20);
+  });
 });

@@ -28,6 +28,8 @@ export const CREDIT_PRICES = {
   map: 1,
   /** Browser sessions, per minute prorated by the second, with a one-minute minimum. */
   browserSessionPerMinute: 2,
+  /** A browser session in which an interact prompt (the AI agent) ran, per minute instead. */
+  browserSessionPromptPerMinute: 7,
 } as const;
 
 export type ContentKind = { kind: 'page' } | { kind: 'pdf'; pages: number } | { kind: 'pdf-base64' };
@@ -81,8 +83,14 @@ export function mediaFormatsCost(o: Pick<ScrapeRequest, 'formats'>): number {
   );
 }
 
-/** Credits of a browser session that lasted `durationMs` (2 per minute by the second, at least one minute). */
-export function browserSessionCredits(durationMs: number): number {
+/**
+ * Credits of a browser session that lasted `durationMs`: 2 per minute by the second (7 once an
+ * interact prompt ran in it), at least one minute.
+ */
+export function browserSessionCredits(durationMs: number, promptUsed = false): number {
   const minutes = Math.max(1, Math.max(0, durationMs) / 60_000);
-  return Math.ceil(minutes * CREDIT_PRICES.browserSessionPerMinute);
+  const rate = promptUsed
+    ? CREDIT_PRICES.browserSessionPromptPerMinute
+    : CREDIT_PRICES.browserSessionPerMinute;
+  return Math.ceil(minutes * rate);
 }

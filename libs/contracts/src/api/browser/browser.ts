@@ -12,6 +12,8 @@ export type BrowserSessionStatus = z.infer<typeof BrowserSessionStatus>;
 
 /** Browser sessions are billed at this rate, prorated by the second, with a one-minute minimum. */
 export const BROWSER_CREDITS_PER_MINUTE = CREDIT_PRICES.browserSessionPerMinute;
+/** Once an interact prompt ran in a session, it is billed at this rate instead. */
+export const INTERACT_PROMPT_CREDITS_PER_MINUTE = CREDIT_PRICES.browserSessionPromptPerMinute;
 export { browserSessionCredits } from '../../pricing/prices';
 
 export const BrowserSession = z.object({

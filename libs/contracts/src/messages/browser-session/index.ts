@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BrowserSessionStatus, CodeLanguage, ExecuteResult } from '../../api/browser/browser';
 import { BrowserProfile } from '../../api/scrape/scrape-request';
 import { defineRpc, type RpcDef } from '../define';
+import { AgentRunStatus, AgentStep } from '../browser-agent';
 
 /*
  * Live browser sessions of the browser-pool (docs/adr/0008-browser-sessions.md). A session lives on
@@ -95,6 +96,30 @@ export const SessionExecuteReply = ExecuteResult.pick({
 }).extend({ error: z.string().optional() });
 export type SessionExecuteReply = z.output<typeof SessionExecuteReply>;
 
+/** An interact prompt: the browser agent works the session's page (docs/adr/0021-browser-agent.md). */
+export const SessionPromptRequest = z.object({
+  teamId: z.string().min(1),
+  sessionId: z.uuid(),
+  prompt: z.string().min(1).max(10_000),
+  timeoutSeconds: z.int().min(1).max(300),
+  /** Public prefix of the API key the call came with (token usage records); null without one. */
+  apiKey: z.string().min(1).max(64).nullable(),
+});
+export type SessionPromptRequest = z.output<typeof SessionPromptRequest>;
+
+/**
+ * The run as an execute result (stdout = the step log, result = the final snapshot, exitCode 1 and
+ * `error` when the agent did not finish, killed when its time ran out) plus the agent's answer.
+ */
+export const SessionPromptReply = SessionExecuteReply.extend({
+  status: AgentRunStatus,
+  output: z.string(),
+  steps: z.array(AgentStep),
+  tokens: z.object({ input: z.int().min(0), output: z.int().min(0) }),
+  model: z.string(),
+});
+export type SessionPromptReply = z.output<typeof SessionPromptReply>;
+
 export const SessionDeleteRequest = z.object({ teamId: z.string().min(1), sessionId: z.uuid() });
 export const SessionDeleteReply = z.object({
   session: BrowserSessionRecord,
@@ -142,6 +167,7 @@ export function replicaToken(replicaId: string): string {
 export interface SessionReplicaRpcs {
   execute: RpcDef<typeof SessionExecuteRequest, typeof SessionExecuteReply>;
   delete: RpcDef<typeof SessionDeleteRequest, typeof SessionDeleteReply>;
+  prompt: RpcDef<typeof SessionPromptRequest, typeof SessionPromptReply>;
 }
 
 /** The subjects of one replica: calls for a session go to the replica that holds its browser. */
@@ -160,6 +186,12 @@ export function sessionReplicaRpc(replicaId: string): SessionReplicaRpcs {
       queue,
       SessionDeleteRequest,
       SessionDeleteReply,
+    ),
+    prompt: defineRpc(
+      `wds.browser-pool.v1.replica.${t}.prompt`,
+      queue,
+      SessionPromptRequest,
+      SessionPromptReply,
     ),
   };
 }
