@@ -107,7 +107,7 @@ describe('interact by prompt through the stack (Firecrawl JS and Python SDKs)', 
     const jobId = doc.metadata!.scrapeId as string;
     const tokensBefore = await llmTokens(team.apiKey);
 
-    const reply: unknown = await client.interact(jobId, { prompt: task.prompt, timeout: 300 });
+    const reply: unknown = await client.interact(jobId, { prompt: task.prompt, timeout: 150 });
     const r = reply as Record<string, unknown>;
     expect(r).toMatchObject({
       sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -158,7 +158,7 @@ describe('interact by prompt through the stack (Firecrawl JS and Python SDKs)', 
       `
 c = client(timeout=600)
 try:
-    r = c.interact(${JSON.stringify(jobId)}, prompt=${JSON.stringify(AGENT_TASKS[2].prompt)}, timeout=240)
+    r = c.interact(${JSON.stringify(jobId)}, prompt=${JSON.stringify(AGENT_TASKS[2].prompt)}, timeout=120)
     emit({"ok": True, "output": r.output, "stdout": r.stdout, "result": r.result, "exit_code": r.exit_code})
 except Exception as e:
     emit({"ok": False, "error": str(e)})

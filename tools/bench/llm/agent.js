@@ -45,7 +45,9 @@ async function benchAgent(llm, say) {
         `  ${task.name.padEnd(10)} ${ok ? 'success' : 'failure'}  ${r.status.padEnd(9)} ${String(r.steps.length).padStart(2)} steps  ${(ms / 1000).toFixed(1)} s  ${r.usage.totalTokens} tokens  answer ${JSON.stringify(r.output).slice(0, 80)}`,
       );
       for (const s of r.steps)
-        say(`      [${s.step}] ${s.action} ${s.target ?? ''} -> ${s.outcome}${s.detail ? `: ${s.detail.slice(0, 80)}` : ''}`);
+        say(
+          `      [${s.step}] ${s.action} ${s.target ?? ''} -> ${s.outcome}${s.detail ? `: ${s.detail.slice(0, 80)}` : ''}`,
+        );
     }
   } finally {
     await browser.close();
@@ -61,7 +63,9 @@ async function benchAgent(llm, say) {
   say(`agent wall time per task:  median ${(med(rows.map((r) => r.ms)) / 1000).toFixed(1)} s`);
   const steps = rows.reduce((n, r) => n + r.steps, 0);
   const ms = rows.reduce((n, r) => n + r.ms, 0);
-  say(`agent time per step:       ${steps ? (ms / steps / 1000).toFixed(1) : 'n/a'} s (model call + page work)`);
+  say(
+    `agent time per step:       ${steps ? (ms / steps / 1000).toFixed(1) : 'n/a'} s (model call + page work)`,
+  );
   return rows;
 }
 
