@@ -20,6 +20,9 @@ const UNCACHED_REQUESTS = Number(process.env.BENCH_UNCACHED_REQUESTS ?? 300);
 const THROUGHPUT_SECONDS = Number(process.env.BENCH_THROUGHPUT_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const WARMUP_REQUESTS = Number(process.env.BENCH_WARMUP ?? 300);
+// The leak check of issue 19 (finding 4): scrapes with an invalid header name, against as many
+// valid uncached scrapes, each side's RSS and open descriptors of gateway and scraper before/after.
+const LEAK_SCRAPES = Number(process.env.BENCH_LEAK_SCRAPES ?? 602);
 const PAGE_BYTES = 50 * 1024;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const SERVICES = ['billing', 'scraper', 'gateway'];
@@ -191,6 +194,39 @@ async function drive({ concurrency, count = Infinity, seconds = Infinity, send, 
   };
 }
 
+/** RSS (MB) and open file descriptors of a process, from /proc. */
+function footprint(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const rssKb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+  return { rss: rssKb / 1024, fds: fs.readdirSync(`/proc/${pid}/fd`).length };
+}
+
+/**
+ * LEAK_SCRAPES valid uncached scrapes (the baseline), then as many with an invalid header name; the
+ * growth of each service's RSS and descriptors over each run. Before the fix each invalid one left a
+ * dead HTTP client in the scraper (602 scrapes: 618 clients, RSS +19 MB) and answered 502.
+ */
+async function leakCheck({ pids, valid, invalid }) {
+  if (LEAK_SCRAPES <= 0) return undefined;
+  const result = {};
+  for (const [name, send] of [
+    ['valid uncached scrapes (baseline)', valid],
+    ['invalid header name {"": "x"} (400)', invalid],
+  ]) {
+    const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, footprint(pid)]));
+    await drive({ concurrency: 4, count: LEAK_SCRAPES, send });
+    // Let keep-alive sockets and short-lived buffers settle before reading again.
+    await new Promise((r) => setTimeout(r, 2000));
+    result[name] = Object.fromEntries(
+      Object.entries(pids).map(([k, pid]) => {
+        const after = footprint(pid);
+        return [k, { rss: after.rss - before[k].rss, fds: after.fds - before[k].fds }];
+      }),
+    );
+  }
+  return result;
+}
+
 async function main() {
   const { request, Agent } = require('undici');
   const { startNats, startPostgres } = require(path.join(ROOT, 'libs', 'local-infra', 'dist'));
@@ -353,16 +389,49 @@ async function main() {
     );
     const helloTp = row(
       `baseline: bare Fastify POST /hello, c=${CONCURRENCY}`,
-      await drive({ concurrency: CONCURRENCY, seconds: THROUGHPUT_SECONDS, send: okHello, cpu, phase: 'hello32' }),
+      await drive({
+        concurrency: CONCURRENCY,
+        seconds: THROUGHPUT_SECONDS,
+        send: okHello,
+        cpu,
+        phase: 'hello32',
+      }),
     );
     const hitTp = row(
       `scrape, cache hit, c=${CONCURRENCY}`,
-      await drive({ concurrency: CONCURRENCY, seconds: THROUGHPUT_SECONDS, send: okHit, cpu, phase: 'hit32' }),
+      await drive({
+        concurrency: CONCURRENCY,
+        seconds: THROUGHPUT_SECONDS,
+        send: okHit,
+        cpu,
+        phase: 'hit32',
+      }),
     );
     const missTp = row(
       `scrape, uncached (fetch engine), c=${CONCURRENCY}`,
-      await drive({ concurrency: CONCURRENCY, seconds: THROUGHPUT_SECONDS, send: okMiss, cpu, phase: 'miss32' }),
+      await drive({
+        concurrency: CONCURRENCY,
+        seconds: THROUGHPUT_SECONDS,
+        send: okMiss,
+        cpu,
+        phase: 'miss32',
+      }),
     );
+
+    const leak = await leakCheck({
+      pids: { gateway: children[2].pid, scraper: children[1].pid },
+      valid: okMiss,
+      invalid: async () => {
+        const r = await call(
+          'POST',
+          `${gw}/v2/scrape`,
+          { url: `${siteUrl(3)}?invalid-header`, formats: ['markdown'], headers: { '': 'x' } },
+          auth,
+        );
+        if (r.status !== 400) throw new Error(`invalid header: ${r.status} ${r.text.slice(0, 300)}`);
+        if (/UND_ERR/.test(r.text)) throw new Error(`invalid header leaks an undici error: ${r.text}`);
+      },
+    });
 
     out('');
     out('| run | requests | req/s | p50 ms | p95 ms | p99 ms |');
@@ -402,6 +471,19 @@ async function main() {
         .map((l) => l.toFixed(2))
         .join(' ')} (wall figures are only meaningful on an idle machine)`,
     );
+    if (leak) {
+      out('');
+      out(
+        `leak check: ${LEAK_SCRAPES} scrapes each, concurrency 4 (RSS MB / open descriptors, after minus before):`,
+      );
+      out('| run | gateway RSS | gateway fds | scraper RSS | scraper fds |');
+      out('|---|---|---|---|---|');
+      for (const [name, d] of Object.entries(leak)) {
+        out(
+          `| ${name} | ${d.gateway.rss >= 0 ? '+' : ''}${d.gateway.rss.toFixed(1)} | ${d.gateway.fds >= 0 ? '+' : ''}${d.gateway.fds} | ${d.scraper.rss >= 0 ? '+' : ''}${d.scraper.rss.toFixed(1)} | ${d.scraper.fds >= 0 ? '+' : ''}${d.scraper.fds} |`,
+        );
+      }
+    }
     const targets = [
       ['cache-hit scrape p50 < 5 ms', hitLat.p50 < 5, `${hitLat.p50.toFixed(2)} ms`],
       ['cache-hit scrapes >= 1000/s', hitTp.rps >= 1000, `${hitTp.rps.toFixed(0)}/s`],
