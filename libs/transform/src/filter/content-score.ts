@@ -42,7 +42,13 @@ const MIN_GOOD_TOTAL = 200;
 // Class/id words (whole hyphen/underscore/camelCase-separated tokens or their prefixes) of containers
 // that hold something other than the main text.
 const NEGATIVE =
-  /(?:^|[^a-z])(?:comment|disqus|respond|related|recommend|promo|outbrain|taboola|newsletter|subscri|byline|author|bio|meta|tags|tag-?list|tagged|categor|share|sharing|social|sponsor|popular|trending|most-?read|more-?stories|read-?more|readmore|also-?read|caption|credit|signup|sign-?up|paywall|teaser|recirc|upsell|rating|pagination|pager|breadcrumb|footnote-?ref|print|toolbar|dateline|timestamp|published|posted|ad|ads|advert|footer)(?=$|[^a-z])/i;
+  /(?:^|[^a-z])(?:comment|disqus|respond|related|recommend|promo|outbrain|taboola|newsletter|subscri|byline|author|bio|meta|tags|tag-?list|tagged|categor|share|sharing|social|sponsor|popular|trending|most-?read|more-?stories|read-?more|readmore|also-?read|caption|credit|signup|sign-?up|paywall|teaser|recirc|upsell|rating|pagination|pager|breadcrumb|footnote-?ref|print|toolbar|dateline|timestamp|date|published|posted|ad|ads|advert|footer)(?=$|[^a-z])/i;
+
+// The words that also mark an inline element (a `<span class="date">`, `<time class="timestamp">`, a
+// caption span under a photo): page metadata, dropped unless it sits in a paragraph of prose.
+const INLINE_META = new Set(['dateline', 'timestamp', 'date', 'published', 'posted', 'byline', 'caption', 'credit']);
+// schema.org dates (`itemprop="datePublished"`) are metadata whatever their class.
+const META_ITEMPROP = /^date(?:Published|Modified|Created)$/;
 
 const enum Kind {
   Good = 1,
@@ -63,6 +69,8 @@ class Collector {
   readonly blocks: Block[] = [];
   /** Containers with a negative class/id word (or nested articles), with that word. */
   readonly negatives = new Map<El, string>();
+  /** Inline elements (span, time, small...) named as metadata; vetted against their block later. */
+  readonly inlineMeta: El[] = [];
   /** Largest pre-order index seen: the size of the per-element score arrays. */
   maxIdx = 0;
   /** The nearest block element and its record, created on its first text (wrappers get none). */
@@ -118,17 +126,25 @@ class Collector {
     const attrs = el.attrs as string[];
     let cls: string | undefined;
     let id: string | undefined;
+    let dateProp = false;
     for (let i = 0; i < attrs.length; i += 2) {
       const name = attrs[i];
       if (name === 'class') cls = attrs[i + 1];
       else if (name === 'id') id = attrs[i + 1];
       else if (name === 'hidden') return true;
       else if (name === 'style' && HIDDEN_STYLE.test(attrs[i + 1])) return true;
+      else if (name === 'itemprop' && META_ITEMPROP.test(attrs[i + 1])) dateProp = true;
     }
-    if ((cls === undefined && id === undefined) || el.traits & T.NotBoilerplate) return false;
-    const s = cls === undefined ? (id as string) : id === undefined ? cls : `${cls} ${id}`;
-    const m = NEGATIVE.exec(words(s));
-    if (m !== null) this.negatives.set(el, m[0].replace(/^[^a-zA-Z]/, '').toLowerCase());
+    const inline = (el.traits & T.NotBoilerplate) !== 0;
+    let word: string | undefined = dateProp ? 'date' : undefined;
+    if (word === undefined && (cls !== undefined || id !== undefined)) {
+      const s = cls === undefined ? (id as string) : id === undefined ? cls : `${cls} ${id}`;
+      const m = NEGATIVE.exec(words(s));
+      if (m !== null) word = m[0].replace(/^[^a-zA-Z]/, '').toLowerCase();
+    }
+    if (word === undefined) return false;
+    if (!inline) this.negatives.set(el, word);
+    else if (INLINE_META.has(word) && el.tag !== 'a' && el.tag !== 'img') this.inlineMeta.push(el);
     return false;
   }
 }
@@ -222,6 +238,17 @@ export function selectContent(scope: El): ContentSelection | null {
         seen.push(w);
         wordGood.set(w, (wordGood.get(w) ?? 0) + b.text - b.link);
       }
+    }
+  }
+  // Inline metadata counts unless it sits in a block of running prose (a name tagged in a sentence).
+  if (collector.inlineMeta.length > 0) {
+    const byEl = new Map<El, Block>();
+    for (const b of blocks) byEl.set(b.el, b);
+    for (const el of collector.inlineMeta) {
+      let p: El | null = el.parent;
+      while (p !== null && !(p.flags & F.Block)) p = p.parent;
+      const b = p === null ? undefined : byEl.get(p);
+      if (b === undefined || b.kind !== Kind.Good || el.textLen >= b.text * 0.5) negatives.set(el, 'inline-meta');
     }
   }
   const negs: El[] = [];
