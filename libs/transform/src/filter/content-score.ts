@@ -42,7 +42,7 @@ const MIN_GOOD_TOTAL = 200;
 // Class/id words (whole hyphen/underscore/camelCase-separated tokens or their prefixes) of containers
 // that hold something other than the main text.
 const NEGATIVE =
-  /(?:^|[^a-z])(?:comment|disqus|respond|related|recommend|promo|outbrain|taboola|newsletter|subscri|byline|author|bio|meta|tags|tag-?list|tagged|categor|share|sharing|social|sponsor|popular|trending|most-?read|more-?stories|read-?more|readmore|also-?read|caption|credit|signup|sign-?up|cta|paywall|teaser|recirc|upsell|rating|pagination|pager|breadcrumb|footnote-?ref|print|toolbar|dateline|timestamp|date|published|posted|ad|ads|advert|footer)(?=$|[^a-z])/i;
+  /(?:^|[^a-z])(?:comment|disqus|respond|related|recommend|promo|outbrain|taboola|newsletter|subscri|byline|author|bio|meta|tags|tag-?list|tagged|categor|share|sharing|social|sponsor|popular|trending|most-?read|more-?stories|read-?more|readmore|also-?read|caption|credit|signup|sign-?up|cta|paywall|teaser|recirc|upsell|rating|pagination|pager|prev|previous|next|breadcrumb|footnote-?ref|print|toolbar|dateline|timestamp|date|published|posted|ad|ads|advert|footer)(?=$|[^a-z])/i;
 
 // The words that also mark an inline element (a `<span class="date">`, `<time class="timestamp">`, a
 // caption span under a photo): page metadata, dropped unless it sits in a paragraph of prose.
