@@ -137,6 +137,8 @@ class Collector {
     }
     const inline = (el.traits & T.NotBoilerplate) !== 0;
     let word: string | undefined = dateProp ? 'date' : undefined;
+    // Utility classes that hide an element (`hidden`, `d-none`): an overlay or a gallery shown by script.
+    if (cls !== undefined && HIDDEN_CLASS.test(cls)) return true;
     if (word === undefined && (cls !== undefined || id !== undefined)) {
       const s = cls === undefined ? (id as string) : id === undefined ? cls : `${cls} ${id}`;
       const m = NEGATIVE.exec(words(s));
@@ -154,6 +156,7 @@ function insideArticle(el: El): boolean {
   return false;
 }
 
+const HIDDEN_CLASS = /(?:^|\s)(?:hidden|d-none)(?=\s|$)/;
 const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)/i;
 
 function endsSentence(s: string): boolean {

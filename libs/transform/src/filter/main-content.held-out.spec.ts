@@ -40,12 +40,13 @@ describe('onlyMainContent on held-out page types', () => {
     expect(text('listing-page.html')).toContain('Counting brent geese');
   });
 
-  it('drops inline metadata (dates, byline, photo caption) a call-to-action box and the previous/next teasers of a recipe, not a date in its prose', () => {
+  it('drops inline metadata (dates, byline, photo caption) a call-to-action box and the previous/next teasers and a hidden gallery overlay of a recipe, not a date in its prose', () => {
     const recipe = result.pages.find((p) => p.file === 'recipe-page.html')?.predicted ?? '';
     expect(recipe).toContain('the fruit is picked from late September to the middle of November');
     expect(recipe).toContain('120 g runny honey');
     expect(recipe).not.toContain('join the Orchard Kitchen club');
     expect(recipe).not.toContain('Plum and almond cake');
+    expect(recipe).not.toContain('Swipe for the next picture');
     for (const meta of ['Recipe by Maren Holt', '3 October 2024', 'Last updated', 'Photograph: Maren Holt'])
       expect(recipe).not.toContain(meta);
   });
