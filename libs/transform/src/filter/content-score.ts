@@ -46,7 +46,16 @@ const NEGATIVE =
 
 // The words that also mark an inline element (a `<span class="date">`, `<time class="timestamp">`, a
 // caption span under a photo): page metadata, dropped unless it sits in a paragraph of prose.
-const INLINE_META = new Set(['dateline', 'timestamp', 'date', 'published', 'posted', 'byline', 'caption', 'credit']);
+const INLINE_META = new Set([
+  'dateline',
+  'timestamp',
+  'date',
+  'published',
+  'posted',
+  'byline',
+  'caption',
+  'credit',
+]);
 // schema.org dates (`itemprop="datePublished"`) are metadata whatever their class.
 const META_ITEMPROP = /^date(?:Published|Modified|Created)$/;
 
@@ -251,7 +260,8 @@ export function selectContent(scope: El): ContentSelection | null {
       let p: El | null = el.parent;
       while (p !== null && !(p.flags & F.Block)) p = p.parent;
       const b = p === null ? undefined : byEl.get(p);
-      if (b === undefined || b.kind !== Kind.Good || el.textLen >= b.text * 0.5) negatives.set(el, 'inline-meta');
+      if (b === undefined || b.kind !== Kind.Good || el.textLen >= b.text * 0.5)
+        negatives.set(el, 'inline-meta');
     }
   }
   const negs: El[] = [];
