@@ -1,6 +1,7 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { ACTIVITY, CONSUMERS, RPC, STREAMS } from '@wds/contracts';
-import { Messaging } from '@wds/messaging';
+import { Controller, Inject, type OnApplicationBootstrap } from '@nestjs/common';
+import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
+import { ACTIVITY, CONSUMERS, RPC, STREAMS, type RpcRequestParsed, type StreamPayload } from '@wds/contracts';
+import { Messaging, jetStream, rpc, type RpcAnswer } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { LOGGER } from '@wds/service-kit';
 import { ListActivity } from './list-activity.usecase';
@@ -9,9 +10,11 @@ import { GetCurrentUsage, GetHistoricalUsage } from './usage.usecases';
 
 /**
  * Consumes WDS_ACTIVITY_V1 (activity and token events, acked once committed: a billing restart
- * loses nothing, a redelivery counts nothing twice) and serves the activity and usage reads.
+ * loses nothing, a redelivery counts nothing twice) and serves the activity and usage reads, as
+ * handlers of the WDS transport (ADR 0001). The streams are ensured in the bootstrap hook, which
+ * runs before the transport binds the consumer.
  */
-@Injectable()
+@Controller()
 export class ActivityHandlers implements OnApplicationBootstrap {
   constructor(
     private readonly messaging: Messaging,
@@ -23,19 +26,34 @@ export class ActivityHandlers implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.messaging.serve(RPC.activityList, (req) => this.list.execute(req));
-    this.messaging.serve(RPC.usageCurrent, (req) => this.current.execute(req.teamId));
-    this.messaging.serve(RPC.usageHistorical, (req) => this.historical.execute(req.teamId, req.byApiKey));
     await this.messaging.ensureStreams([STREAMS.WDS_ACTIVITY_V1, STREAMS.WDS_DLQ_V1]);
-    // Several messages at once: their rows share one transaction (RecordActivity batches).
-    await this.messaging.consume(
-      ACTIVITY,
-      CONSUMERS.billingActivity,
-      async (batch) => {
-        await this.record.execute(batch);
-      },
-      { concurrency: 8 },
-    );
     this.logger.info('recording team activity from WDS_ACTIVITY_V1');
+  }
+
+  @MessagePattern(...rpc(RPC.activityList))
+  activityList(
+    @Payload() req: RpcRequestParsed<typeof RPC.activityList>,
+  ): RpcAnswer<typeof RPC.activityList> {
+    return this.list.execute(req);
+  }
+
+  @MessagePattern(...rpc(RPC.usageCurrent))
+  usageCurrent(
+    @Payload() req: RpcRequestParsed<typeof RPC.usageCurrent>,
+  ): RpcAnswer<typeof RPC.usageCurrent> {
+    return this.current.execute(req.teamId);
+  }
+
+  @MessagePattern(...rpc(RPC.usageHistorical))
+  usageHistorical(
+    @Payload() req: RpcRequestParsed<typeof RPC.usageHistorical>,
+  ): RpcAnswer<typeof RPC.usageHistorical> {
+    return this.historical.execute(req.teamId, req.byApiKey);
+  }
+
+  /** Several messages at once: their rows share one transaction (RecordActivity batches). */
+  @EventPattern(...jetStream(ACTIVITY, CONSUMERS.billingActivity, { concurrency: 8 }))
+  async activity(@Payload() batch: StreamPayload<typeof ACTIVITY>): Promise<void> {
+    await this.record.execute(batch);
   }
 }

@@ -10,6 +10,7 @@ import { GetCurrentUsage, GetHistoricalUsage } from './usage.usecases';
 
 /** Team activity and usage records (schema billing): recorded from WDS_ACTIVITY_V1 and usage reports, read over NATS RPC. */
 @Module({
+  controllers: [ActivityHandlers],
   imports: [LedgerModule],
   providers: [
     ActivityCursors,
@@ -19,7 +20,6 @@ import { GetCurrentUsage, GetHistoricalUsage } from './usage.usecases';
     ListActivity,
     GetCurrentUsage,
     GetHistoricalUsage,
-    ActivityHandlers,
   ],
 })
 export class ActivityModule {}

@@ -10,13 +10,13 @@ import { ReportCreditUsage, TakeCreditBlock } from './credit-blocks.usecases';
 
 /** The credits ledger (schema billing): reservations, settlement, grants and balances over NATS RPC. */
 @Module({
+  controllers: [LedgerHandlers],
   providers: [
     ReserveCredits,
     SettleCredits,
     ReleaseCredits,
     GrantCredits,
     GetBalance,
-    LedgerHandlers,
     ReservationSweeper,
     TakeCreditBlock,
     ReportCreditUsage,

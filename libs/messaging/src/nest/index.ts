@@ -1,4 +1,4 @@
-export { rpc, jetStream, WDS_EXTRAS } from './patterns';
+export { rpc, jetStream, WDS_EXTRAS, type RpcAnswer } from './patterns';
 export { WdsRpcContext, JetStreamContext } from './context';
 export { planBindings, settle, BindingError, type Binding } from './bindings';
 export { RethrowRpcExceptionFilter } from './exception-filter';

@@ -1,5 +1,9 @@
 import type { ConsumerDef, RpcDef, StreamMessageDef } from '@wds/contracts';
+import type { z } from 'zod';
 import type { ConsumeOptions } from '../consumer';
+
+/** What a `@MessagePattern(...rpc(def))` method returns: the reply as the contract accepts it. */
+export type RpcAnswer<D extends RpcDef> = Promise<z.input<D['reply']>>;
 
 /** Key of the transport's own entry in a pattern's Nest `extras`. */
 export const WDS_EXTRAS = 'wds';
