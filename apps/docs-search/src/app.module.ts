@@ -9,6 +9,7 @@ import { llmConfigFrom, OpenAiCompatibleLlm } from '@wds/llm';
 import { DOCS_ANSWER_MODEL } from './answer/answer-model';
 import { LlmAnswerModel } from './answer/llm-answer-model';
 import type { DocsSearchConfig } from './config';
+import { DocsSearchController } from './docs-search.controller';
 import { DocsSearchService } from './docs-search.service';
 import { Embedder } from './index/embedder';
 import { PassageStore } from './index/passage-store';
@@ -16,6 +17,7 @@ import { Retriever } from './search/retriever';
 
 /** The docs-search service: the documentation index (schema docs_search) and the ask RPC. */
 @Module({
+  controllers: [DocsSearchController],
   providers: [
     { provide: PassageStore, inject: [Database], useFactory: (db: Database) => new PassageStore(db) },
     {

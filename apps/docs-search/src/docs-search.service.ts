@@ -1,9 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { buildOpenApiDocument, DOCS_SEARCH_RPC } from '@wds/contracts';
-import { Messaging } from '@wds/messaging';
+import { buildOpenApiDocument } from '@wds/contracts';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { Logger } from 'pino';
-import { AskDocs } from './answer/ask-docs.usecase';
 import type { DocsSearchConfig } from './config';
 import { collectSources, findDocsRoot } from './corpus/collect-sources';
 import { openApiPassages } from './corpus/openapi-passages';
@@ -25,10 +23,10 @@ export function publishedPassages(root: string): Passage[] {
 
 /**
  * Start-up: brings the text index in line with the shipped docs (only what changed, well under a
- * second), then serves the ask RPC. Nest runs this before the service listens and registers for
- * discovery, so `GET /health` counts docs-search once it can answer. Missing vectors (new or
- * changed passages) are computed afterwards in the background; until they are, answers rank by
- * full text alone, and the hybrid ranking switches on when they are done.
+ * second); the ask RPC (`DocsSearchController`) is bound by the transport after this hook, before
+ * the service listens and registers for discovery, so `GET /health` counts docs-search once it can
+ * answer. Missing vectors (new or changed passages) are computed afterwards in the background;
+ * until they are, answers rank by full text alone, and the hybrid ranking switches on when they are done.
  */
 @Injectable()
 export class DocsSearchService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -38,8 +36,6 @@ export class DocsSearchService implements OnApplicationBootstrap, OnApplicationS
   constructor(
     private readonly store: PassageStore,
     private readonly retriever: Retriever,
-    private readonly ask: AskDocs,
-    private readonly messaging: Messaging,
     @Inject(APP_CONFIG) private readonly config: DocsSearchConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -55,7 +51,6 @@ export class DocsSearchService implements OnApplicationBootstrap, OnApplicationS
     const stats = await syncPassages(this.store, publishedPassages(root));
     await this.retriever.refresh();
     this.logger.info({ root, ...stats }, 'documentation index up to date');
-    this.messaging.serve(DOCS_SEARCH_RPC.ask, (req) => this.ask.execute(req));
     const embedder = this.retriever.embedder;
     if (embedder) {
       this.embedding = (async () => {
