@@ -13,7 +13,8 @@ import { EngineSelector } from './engine/engine-selection';
 import { FetchEngine } from './engine/fetch-engine';
 import { PdfParseExtractor, PdfTextExtractor } from './pdf/pdf-extractor';
 import type { ScrapeEnv } from './scrape.config';
-import { ScrapeConsumer } from './scrape.consumer';
+import { ScrapePurge } from './scrape-purge';
+import { ScrapeController } from './scrape.controller';
 import { MemoryFrontedCacheStore } from './cache/memory-cache-store';
 import { CacheStore, PgCacheStore } from './cache/cache-store';
 import { PgScrapeStore, ScrapeStore } from './storage/scrape-store';
@@ -53,6 +54,7 @@ class OutboundLifecycle implements OnApplicationShutdown {
 }
 
 @Module({
+  controllers: [ScrapeController],
   providers: [
     {
       provide: OutboundHttp,
@@ -210,7 +212,7 @@ class OutboundLifecycle implements OnApplicationShutdown {
       useFactory: (delivery: DocumentDelivery) => new StoreHitsUseCase(delivery),
     },
     { provide: PendingHits, inject: [Messaging], useFactory: (m: Messaging) => new StreamPendingHits(m) },
-    ScrapeConsumer,
+    ScrapePurge,
   ],
 })
 export class ScrapeModule {}

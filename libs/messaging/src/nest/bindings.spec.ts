@@ -47,6 +47,12 @@ describe('planBindings', () => {
     );
   });
 
+  it('builds the consumer from the config when given as a function', () => {
+    const spec = jetStream(Event, (c: { ACK_MS: number }) => ({ ...consumer, ackWaitMs: c.ACK_MS }));
+    const [plan] = planBindings(new Map([[Event.subject, handler(spec, true)]]), { ACK_MS: 4321 });
+    expect(plan).toMatchObject({ kind: 'consumer', consumer: { durable: 't-events', ackWaitMs: 4321 } });
+  });
+
   it('refuses a handler without a contract (it would be served unvalidated)', () => {
     expect(() => planBindings(new Map([['t.raw', handler(['t.raw', undefined], false)]]), {})).toThrow(
       BindingError,

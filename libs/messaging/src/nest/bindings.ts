@@ -65,28 +65,30 @@ export function planBindings(handlers: ReadonlyMap<string, MessageHandler>, conf
       throw new BindingError(
         `@EventPattern('${pattern}') is declared twice; one durable consumer serves a subject`,
       );
-    if (durables.has(spec.consumer.durable))
-      throw new BindingError(`consumer ${spec.consumer.durable} is bound to two handlers`);
-    durables.add(spec.consumer.durable);
+    const consumer = fromConfig(spec.consumer, config);
+    if (durables.has(consumer.durable))
+      throw new BindingError(`consumer ${consumer.durable} is bound to two handlers`);
+    durables.add(consumer.durable);
     bindings.push({
       kind: 'consumer',
       def: spec.contract,
-      consumer: spec.consumer,
-      options: consumeOptions(spec, config),
+      consumer,
+      options: consumeOptions(spec, consumer, config),
       handler,
     });
   }
   return bindings;
 }
 
-function consumeOptions(spec: ConsumerBindingSpec, config: unknown): ConsumeOptions {
-  const concurrency =
-    typeof spec.concurrency === 'function'
-      ? (spec.concurrency as (c: unknown) => number)(config)
-      : spec.concurrency;
+function fromConfig<T>(value: T | ((config: never) => T), config: unknown): T {
+  return typeof value === 'function' ? (value as (c: unknown) => T)(config) : value;
+}
+
+function consumeOptions(spec: ConsumerBindingSpec, consumer: ConsumerDef, config: unknown): ConsumeOptions {
+  const concurrency = spec.concurrency === undefined ? undefined : fromConfig(spec.concurrency, config);
   if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1)) {
     throw new BindingError(
-      `consumer ${spec.consumer.durable}: concurrency must be a positive integer, got ${concurrency}`,
+      `consumer ${consumer.durable}: concurrency must be a positive integer, got ${concurrency}`,
     );
   }
   return {

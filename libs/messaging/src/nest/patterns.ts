@@ -19,7 +19,7 @@ export interface RpcBindingSpec {
 export interface ConsumerBindingSpec {
   readonly kind: 'consumer';
   readonly contract: StreamMessageDef;
-  readonly consumer: ConsumerDef;
+  readonly consumer: FromConfig<ConsumerDef>;
   readonly concurrency?: FromConfig<number>;
   readonly retryDelayMs?: ConsumeOptions['retryDelayMs'];
 }
@@ -37,15 +37,15 @@ export function rpc<D extends RpcDef>(def: D): [D['subject'], { [WDS_EXTRAS]: Rp
 
 /**
  * Arguments of Nest's `@EventPattern` for a durable JetStream consumer: the stream message's subject
- * as the pattern, its definition and the consumer in the extras. `concurrency` may be a function of
- * the service's parsed config (the transport is given it at start).
+ * as the pattern, its definition and the consumer in the extras. The consumer and `concurrency` may
+ * be functions of the service's parsed config (the transport is given it at start).
  *
  *     @EventPattern(...jetStream(EVENTS.job, CONSUMERS.webhooks, { concurrency: (c: WebhooksEnv) => c.N }))
  *     record(@Payload() event: JobEvent, @Ctx() ctx: JetStreamContext) { ... }
  */
 export function jetStream<D extends StreamMessageDef, C = never>(
   def: D,
-  consumer: ConsumerDef,
+  consumer: ConsumerDef | ((config: C) => ConsumerDef),
   opts: {
     concurrency?: number | ((config: C) => number);
     retryDelayMs?: ConsumeOptions['retryDelayMs'];
@@ -60,7 +60,7 @@ export function jetStream<D extends StreamMessageDef, C = never>(
       [WDS_EXTRAS]: {
         kind: 'consumer',
         contract: def,
-        consumer,
+        consumer: consumer as FromConfig<ConsumerDef>,
         concurrency: opts.concurrency as FromConfig<number> | undefined,
         retryDelayMs: opts.retryDelayMs,
       },
