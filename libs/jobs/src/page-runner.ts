@@ -32,7 +32,7 @@ const JOB_CACHE_MS = 1000;
  * PostgreSQL that was killed is back within seconds, and its pages resume within 2 s of that (they
  * waited 3 s a time before); the consumer's 20 deliveries stretch over ~35 s.
  */
-const TRANSIENT_RETRY_MS = [500, 1000, 1000, 2000];
+export const PAGE_RETRY_DELAYS_MS: readonly number[] = [500, 1000, 1000, 2000];
 
 /** What a service adds to the generic page pipeline. */
 export interface PageJobHooks {
@@ -57,6 +57,12 @@ export interface PageRunnerOptions {
   consumer: ConsumerDef;
   /** Tasks handled at once by this process. */
   concurrency: number;
+  /**
+   * Who takes the page tasks: `consume` (default), `start()` runs the durable consumer; `transport`,
+   * the service binds it as an `@EventPattern` handler of the WDS transport (ADR 0001) that calls
+   * `handle()` with `concurrency` and `PAGE_RETRY_DELAYS_MS`, and `start()` consumes nothing.
+   */
+  delivery?: 'consume' | 'transport';
   hooks: PageJobHooks;
   /** Resolves after `ms`; injectable so tests need not wait for `delay`. */
   sleep?: (ms: number) => Promise<void>;
@@ -99,11 +105,12 @@ export class PageRunner {
   }
 
   async start(): Promise<void> {
+    if (this.opts.delivery === 'transport') return;
     this.running = await this.messaging.consume(
       this.opts.subject,
       this.opts.consumer,
       (task, ctx) => this.handle(task, ctx.deliveryCount),
-      { concurrency: this.opts.concurrency, retryDelayMs: TRANSIENT_RETRY_MS },
+      { concurrency: this.opts.concurrency, retryDelayMs: PAGE_RETRY_DELAYS_MS },
     );
   }
 

@@ -17,12 +17,17 @@ const CREATION_INTERRUPTED =
   'The batch was not fully created (its creation was interrupted before the URLs were recorded); start it again';
 
 /**
- * The batch service's runtime: serves the batch RPCs, consumes page tasks (any number of
- * replicas share them through the durable consumer) and runs the job watchdog.
+ * The batch service's runtime: the job machinery (store, events, page runner, watchdog, team
+ * wake-ups) and the use case `BatchController` serves (the create RPC and the page tasks, handlers
+ * of the WDS transport, ADR 0001). The job queries (status, errors, cancel, ...) are still
+ * registered with `Messaging.serve` by `JobQueries`. Shutdown: the transport stops the page
+ * consumer first (its in-flight tasks finish), then this stops the watchdog and hands unused
+ * credits back.
  */
 @Injectable()
 export class BatchService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly jobs: JobRuntime;
+  readonly jobs: JobRuntime;
+  readonly create: CreateBatchUseCase;
 
   constructor(
     private readonly messaging: Messaging,
@@ -38,6 +43,7 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
         subject: BATCH_WORK.page,
         consumer: { ...BATCH_CONSUMERS.page, ackWaitMs: config.WDS_BATCH_ACK_WAIT_MS },
         concurrency: config.WDS_BATCH_WORKER_CONCURRENCY,
+        delivery: 'transport',
         hooks: new BatchPageHooks(),
       },
       pageEvents: config.WDS_JOB_PAGE_EVENTS,
@@ -50,15 +56,15 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
         reseed: (job, runtime) => this.failUnseeded(job, runtime),
       },
     });
+    const { store, events, dispatcher } = this.jobs;
+    this.create = new CreateBatchUseCase(store, dispatcher, events, {
+      retentionMs: config.WDS_BATCH_RETENTION_HOURS * HOUR,
+      zdrRetentionMs: config.WDS_BATCH_ZDR_RETENTION_MINUTES * MINUTE,
+    });
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const { store, events, dispatcher } = this.jobs;
-    const create = new CreateBatchUseCase(store, dispatcher, events, {
-      retentionMs: this.config.WDS_BATCH_RETENTION_HOURS * HOUR,
-      zdrRetentionMs: this.config.WDS_BATCH_ZDR_RETENTION_MINUTES * MINUTE,
-    });
-    this.messaging.serve(BATCH_RPC.create, (req) => create.execute(req));
+    const { store, events } = this.jobs;
     new JobQueries(this.messaging, store, events, { kind: 'batch', rpcs: BATCH_RPC }).serve();
     await this.jobs.start();
   }

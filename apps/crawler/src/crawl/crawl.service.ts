@@ -17,13 +17,18 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 /**
- * The crawler's runtime: serves the crawl and map RPCs, consumes kickoff and page tasks (any
- * number of replicas share them through the durable consumers) and runs the job watchdog.
+ * The crawler's runtime: the job machinery (store, events, page runner, watchdog, team wake-ups)
+ * and the use cases `CrawlController` serves (crawl and map RPCs, kickoff and page tasks, handlers of
+ * the WDS transport, ADR 0001). The job queries (status, errors, cancel, ...) are still registered
+ * with `Messaging.serve` by `JobQueries`. Shutdown: the transport stops the consumers first (their
+ * in-flight tasks finish), then this stops the watchdog and hands unused credits back.
  */
 @Injectable()
 export class CrawlService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly jobs: JobRuntime;
-  private kickoffConsumer?: { stop(): Promise<void> };
+  readonly jobs: JobRuntime;
+  readonly create: CreateCrawlUseCase;
+  readonly kickoff: KickoffCrawlUseCase;
+  readonly map: MapSiteUseCase;
 
   constructor(
     private readonly messaging: Messaging,
@@ -40,6 +45,7 @@ export class CrawlService implements OnApplicationBootstrap, OnApplicationShutdo
         subject: CRAWL_WORK.page,
         consumer: { ...CRAWL_CONSUMERS.page, ackWaitMs: config.WDS_CRAWL_ACK_WAIT_MS },
         concurrency: config.WDS_CRAWL_WORKER_CONCURRENCY,
+        delivery: 'transport',
         hooks: new CrawlPageHooks(new CrawlContexts()),
       },
       pageEvents: config.WDS_JOB_PAGE_EVENTS,
@@ -56,18 +62,17 @@ export class CrawlService implements OnApplicationBootstrap, OnApplicationShutdo
           ),
       },
     });
+    const { store, events, dispatcher } = this.jobs;
+    this.create = new CreateCrawlUseCase(store, this.messaging, events, {
+      retentionMs: config.WDS_CRAWL_RETENTION_HOURS * HOUR,
+      zdrRetentionMs: config.WDS_CRAWL_ZDR_RETENTION_MINUTES * MINUTE,
+    });
+    this.kickoff = new KickoffCrawlUseCase(store, this.fetcher, dispatcher, events);
+    this.map = new MapSiteUseCase(this.messaging, this.fetcher);
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const { store, events, dispatcher } = this.jobs;
-    const create = new CreateCrawlUseCase(store, this.messaging, events, {
-      retentionMs: this.config.WDS_CRAWL_RETENTION_HOURS * HOUR,
-      zdrRetentionMs: this.config.WDS_CRAWL_ZDR_RETENTION_MINUTES * MINUTE,
-    });
-    const kickoff = new KickoffCrawlUseCase(store, this.fetcher, dispatcher, events);
-    const map = new MapSiteUseCase(this.messaging, this.fetcher);
-    this.messaging.serve(CRAWL_RPC.create, (req) => create.execute(req));
-    this.messaging.serve(CRAWL_RPC.map, (req) => map.execute(req));
+    const { store, events } = this.jobs;
     new JobQueries(this.messaging, store, events, {
       kind: 'crawl',
       rpcs: CRAWL_RPC,
@@ -76,18 +81,11 @@ export class CrawlService implements OnApplicationBootstrap, OnApplicationShutdo
         return options;
       },
     }).serve();
-    this.kickoffConsumer = await this.messaging.consume(
-      CRAWL_WORK.kickoff,
-      CRAWL_CONSUMERS.kickoff,
-      (msg) => kickoff.execute(msg),
-      { concurrency: 4, retryDelayMs: 5000 },
-    );
     await this.jobs.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.jobs.stop();
-    await this.kickoffConsumer?.stop();
     await this.fetcher.close();
     this.logger.info('crawl workers stopped');
   }
