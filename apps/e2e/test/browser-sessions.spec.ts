@@ -86,8 +86,8 @@ describe('browser sessions and interact through the stack', () => {
       success: true,
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       cdpUrl: expect.stringMatching(new RegExp(`^ws://127\\.0\\.0\\.1:${e2e!.port}/v2/browser/`)),
-      liveViewUrl: '',
-      interactiveLiveViewUrl: '',
+      liveViewUrl: expect.stringMatching(/\/live\/[\w-]{43}$/),
+      interactiveLiveViewUrl: expect.stringMatching(/\/live\/[\w-]{43}$/),
       expiresAt: expect.any(String),
     });
     // The whole ttl (2 minutes = 4 credits) is held while the session runs.
@@ -123,7 +123,11 @@ describe('browser sessions and interact through the stack', () => {
 
     const active = await client.listBrowsers({ status: 'active' });
     expect(active.sessions?.map((s) => s.id)).toEqual([id]);
-    expect(active.sessions?.[0]).toMatchObject({ status: 'active', streamWebView: true, liveViewUrl: '' });
+    expect(active.sessions?.[0]).toMatchObject({
+      status: 'active',
+      streamWebView: true,
+      liveViewUrl: created.liveViewUrl,
+    });
 
     const deleted = await client.deleteBrowser(id);
     expect(deleted).toMatchObject({ success: true, status: 'stopped', creditsBilled: 2 });

@@ -21,6 +21,17 @@ export const GatewayConfig = CommonEnv.extend({
   WDS_ARTIFACT_URL_SECRET: z.string().min(32).max(1000).optional(),
   /** Base URL clients reach the gateway at, for absolute URLs in answers (OpenAPI servers, `next` links). */
   WDS_PUBLIC_BASE_URL: z.url().optional(),
+  /**
+   * CSP `frame-ancestors` of the live-view pages (liveViewUrl): who may show them in an iframe.
+   * `*` (any site: the URL's token is the credential) or a space-separated list of origins.
+   */
+  WDS_LIVE_VIEW_FRAME_ANCESTORS: z
+    .string()
+    .regex(
+      /^(\*|'none'|'self'|(https?:\/\/[\w.*:-]+)( (https?:\/\/[\w.*:-]+|'self'))*)$/,
+      "'*', 'none', 'self' or space-separated http(s) origins",
+    )
+    .default('*'),
   /** How long a positive API key lookup is reused; revocations clear it at once anyway. */
   WDS_AUTH_CACHE_TTL_MS: envInt({ min: 0, max: 600_000 }).default(30_000),
   /** Memory for hot copies of scraper cache entries (MB of document JSON); 0 = every scrape asks the scraper. */

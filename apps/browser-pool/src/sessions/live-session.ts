@@ -6,6 +6,7 @@ import type { Page } from 'playwright-core';
 import { CodeSandbox, type CodeSandboxSettings } from '../sandbox/code-sandbox';
 import type { SessionBrowser } from '../sandbox/session-browser';
 import { CdpRelay } from './cdp-relay';
+import { LiveViews } from './live-view';
 
 /** Host directories of one session (removed when it ends). */
 export interface SessionDirs {
@@ -18,6 +19,8 @@ export interface SessionDirs {
 /** A session running on this replica: its browser, its relay, its code runtimes and its clocks. */
 export class LiveSession {
   readonly relay: CdpRelay;
+  /** Screencast viewers (liveViewUrl / interactiveLiveViewUrl); input from the interactive one is activity. */
+  readonly views: LiveViews;
   private readonly sandboxes = new Map<CodeLanguage, CodeSandbox>();
   private socketServer?: http.Server;
   private chain: Promise<unknown> = Promise.resolve();
@@ -33,6 +36,10 @@ export class LiveSession {
     private readonly sandboxSettings: Omit<CodeSandboxSettings, 'scratchDir' | 'socketDir'>,
   ) {
     this.relay = new CdpRelay(browser.wsEndpoint, () => this.touch());
+    this.views = new LiveViews(
+      () => this.page(),
+      () => this.touch(),
+    );
   }
 
   get createdAtMs(): number {
@@ -84,6 +91,7 @@ export class LiveSession {
   async close(): Promise<void> {
     for (const s of this.sandboxes.values()) s.close();
     this.sandboxes.clear();
+    this.views.close();
     this.relay.close();
     this.socketServer?.close();
     await this.browser.close();

@@ -3,11 +3,14 @@ import type { AddressInfo } from 'node:net';
 import type { SessionManager } from './session-manager';
 
 const PATH = /^\/sessions\/([0-9a-f-]{36})\/([A-Za-z0-9_-]{20,100})(\/.*)?$/;
+/** `/sessions/<id>/live/<viewToken>`: a live view's screencast WebSocket. */
+const LIVE = /^\/sessions\/([0-9a-f-]{36})\/live\/([A-Za-z0-9_-]{43})$/;
 
 /**
  * The replica's internal HTTP/WebSocket endpoint for session traffic the gateway forwards (cdpUrl):
  * `/sessions/<id>/<token>/json/version` and `/sessions/<id>/<token>/devtools/...`. The token is
- * checked here too, so reaching this port is not enough to drive a session.
+ * checked here too, so reaching this port is not enough to drive a session. Live views:
+ * `/sessions/<id>/live/<viewToken>` (WebSocket), checked against the tokens derived from the session's.
  */
 export class SessionEndpoint {
   private server?: http.Server;
@@ -31,6 +34,13 @@ export class SessionEndpoint {
       session.relay.answerHttp(req, res, base);
     });
     server.on('upgrade', (req, socket, head: Buffer) => {
+      const live = LIVE.exec((req.url ?? '').split('?')[0]);
+      if (live) {
+        const view = this.sessions.withViewToken(live[1], live[2]);
+        if (!view) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+        else view.session.views.upgrade(req, socket, head, view.mode);
+        return;
+      }
       const m = PATH.exec((req.url ?? '').split('?')[0]);
       const session = m ? this.sessions.withToken(m[1], m[2]) : undefined;
       if (!m || !session) {

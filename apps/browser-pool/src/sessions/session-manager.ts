@@ -4,7 +4,9 @@ import path from 'node:path';
 import {
   browserSessionCredits,
   ErrorCode,
+  liveViewModeOf,
   ServiceError,
+  type LiveViewMode,
   type BrowserSessionRecord,
   type ReplayContext,
   type SessionCreateRequest,
@@ -91,6 +93,14 @@ export class SessionManager {
     const a = Buffer.from(session.token);
     const b = Buffer.from(token);
     return a.length === b.length && timingSafeEqual(a, b) ? session : undefined;
+  }
+
+  /** The live session one of whose view tokens this is, and which view it opens. */
+  withViewToken(id: string, token: string): { session: LiveSession; mode: LiveViewMode } | undefined {
+    const session = this.live.get(id);
+    if (!session || session.ending) return undefined;
+    const mode = liveViewModeOf(session.token, token);
+    return mode ? { session, mode } : undefined;
   }
 
   async create(req: SessionCreateRequest): Promise<BrowserSessionRecord> {

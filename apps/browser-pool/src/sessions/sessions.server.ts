@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import {
   Inject,
@@ -5,7 +6,13 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { BROWSER_SESSION_RPC, ErrorCode, ServiceError, sessionReplicaRpc } from '@wds/contracts';
+import {
+  BROWSER_SESSION_RPC,
+  ErrorCode,
+  liveViewModeOf,
+  ServiceError,
+  sessionReplicaRpc,
+} from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
@@ -76,12 +83,13 @@ export class SessionsServer implements OnApplicationBootstrap, BeforeApplication
       const record = /^[0-9a-f-]{36}$/i.test(req.sessionId)
         ? await this.store.find(req.sessionId)
         : undefined;
-      const endpoint =
-        record?.status === 'active' && record.token === req.token
-          ? await this.store.replicaEndpoint(record.replicaId)
-          : undefined;
+      const active = record?.status === 'active' && record.token ? record.token : undefined;
+      const mode = active && req.purpose === 'live' ? liveViewModeOf(active, req.token) : undefined;
+      const granted =
+        req.purpose === 'live' ? mode !== undefined : active !== undefined && sameToken(active, req.token);
+      const endpoint = granted ? await this.store.replicaEndpoint(record!.replicaId) : undefined;
       if (!endpoint) throw new ServiceError(ErrorCode.NOT_FOUND, 'Unknown session or token');
-      return { endpoint };
+      return { endpoint, ...(mode ? { mode } : {}) };
     });
     this.every(1000, () => this.sessions.expire());
     // Beats well within the timeout after which the others declare this replica lost, on a timer
@@ -114,4 +122,10 @@ export class SessionsServer implements OnApplicationBootstrap, BeforeApplication
     t.unref();
     this.timers.push(t);
   }
+}
+
+function sameToken(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }

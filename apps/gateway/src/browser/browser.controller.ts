@@ -55,7 +55,7 @@ export class BrowserController {
       success: true,
       id: session.id,
       cdpUrl: cdpUrl(this.base(req), session),
-      ...liveViewUrls(),
+      ...liveViewUrls(this.base(req), session),
       expiresAt: session.expiresAt,
     };
   }

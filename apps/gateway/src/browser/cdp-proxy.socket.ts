@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
@@ -8,22 +7,12 @@ import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { GatewayConfig } from '../config';
+import { refuseUpgrade, spliceToReplica } from './replica-splice';
 import { wsBase } from './session-urls';
 
 /** `/v2/browser/<id>/cdp/<token>[/devtools/...]` */
 const PATH =
   /^\/v2\/(?:browser|interact)\/([0-9a-f-]{36})\/cdp\/([A-Za-z0-9_-]{20,100})(\/devtools\/(?:browser|page\/[\w-]+)(?:\/[\w-]+)?)?\/?(?:\?.*)?$/i;
-/** Request headers passed on to the replica (the WebSocket handshake and nothing that identifies the caller). */
-const FORWARDED = new Set([
-  'upgrade',
-  'connection',
-  'sec-websocket-key',
-  'sec-websocket-version',
-  'sec-websocket-extensions',
-  'sec-websocket-protocol',
-  'user-agent',
-]);
-
 /**
  * The cdpUrl of a session: the WebSocket is checked (the token must be the active session's) and then
  * spliced, byte for byte, to the session endpoint of the replica that holds the browser, which checks
@@ -65,40 +54,27 @@ export class CdpProxySocket implements OnApplicationBootstrap, OnApplicationShut
     let endpoint: URL;
     try {
       endpoint = new URL(
-        (await this.messaging.request(BROWSER_SESSION_RPC.resolve, { sessionId, token })).endpoint,
+        (await this.messaging.request(BROWSER_SESSION_RPC.resolve, { sessionId, token, purpose: 'cdp' }))
+          .endpoint,
       );
     } catch {
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      refuseUpgrade(socket);
       return;
     }
-    const upstream = net.connect(Number(endpoint.port), endpoint.hostname);
-    this.open.add(socket);
-    this.open.add(upstream);
-    const end = () => {
-      this.open.delete(socket);
-      this.open.delete(upstream);
-      socket.destroy();
-      upstream.destroy();
-    };
-    upstream.on('error', (err) => {
-      this.logger.warn({ err, sessionId }, 'session endpoint unreachable');
-      end();
-    });
-    upstream.on('close', end);
-    socket.on('close', end);
-    upstream.on('connect', () => {
-      const host = req.headers.host ?? '127.0.0.1';
-      const base =
-        this.config.WDS_PUBLIC_BASE_URL?.replace(/\/+$/, '') ??
-        `${(req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'}://${host}`;
-      const lines = [`GET /sessions/${sessionId}/${token}${devtools} HTTP/1.1`, `Host: ${endpoint.host}`];
-      for (const [k, v] of Object.entries(req.headers)) {
-        if (FORWARDED.has(k) && typeof v === 'string') lines.push(`${k}: ${v}`);
-      }
-      lines.push(`x-wds-public-ws-base: ${wsBase(base)}/v2/browser/${sessionId}/cdp/${token}`);
-      upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
-      if (head.length) upstream.write(head);
-      socket.pipe(upstream).pipe(socket);
+    const host = req.headers.host ?? '127.0.0.1';
+    const base =
+      this.config.WDS_PUBLIC_BASE_URL?.replace(/\/+$/, '') ??
+      `${(req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'}://${host}`;
+    spliceToReplica({
+      req,
+      socket,
+      head,
+      endpoint,
+      path: `/sessions/${sessionId}/${token}${devtools}`,
+      headers: [`x-wds-public-ws-base: ${wsBase(base)}/v2/browser/${sessionId}/cdp/${token}`],
+      open: this.open,
+      logger: this.logger,
+      sessionId,
     });
   }
 }

@@ -54,7 +54,7 @@ export class InteractController {
     }
     const session = await this.sessionFor(team, jobId, run.ttl ?? 600, run.activityTtl ?? 300);
     const base = publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, req);
-    const urls = { sessionId: session.id, cdpUrl: cdpUrl(base, session), ...liveViewUrls() };
+    const urls = { sessionId: session.id, cdpUrl: cdpUrl(base, session), ...liveViewUrls(base, session) };
     if (run.prompt !== undefined) {
       const reply = await this.sessions.prompt(team, session, run.prompt, run.timeout);
       return { ...promptResult(reply), ...urls };

@@ -1,4 +1,4 @@
-import type { BrowserSession, BrowserSessionRecord } from '@wds/contracts';
+import { liveViewToken, type BrowserSession, type BrowserSessionRecord } from '@wds/contracts';
 
 /** `ws(s)://` form of the public base URL. */
 export function wsBase(publicBase: string): string {
@@ -10,9 +10,18 @@ export function cdpUrl(publicBase: string, s: BrowserSessionRecord): string {
   return s.token ? `${wsBase(publicBase)}/v2/browser/${s.id}/cdp/${s.token}` : '';
 }
 
-/** Live views are not built yet: the fields are present (the SDKs require strings) and empty. */
-export function liveViewUrls(): { liveViewUrl: string; interactiveLiveViewUrl: string } {
-  return { liveViewUrl: '', interactiveLiveViewUrl: '' };
+/**
+ * The live-view pages (read-only and interactive), with tokens derived from the session's; "" once
+ * the session ended (the SDKs require strings).
+ */
+export function liveViewUrls(
+  publicBase: string,
+  s: Pick<BrowserSessionRecord, 'id' | 'token'>,
+): { liveViewUrl: string; interactiveLiveViewUrl: string } {
+  if (!s.token) return { liveViewUrl: '', interactiveLiveViewUrl: '' };
+  const at = (mode: 'view' | 'interactive') =>
+    `${publicBase}/v2/browser/${s.id}/live/${liveViewToken(s.token!, mode)}`;
+  return { liveViewUrl: at('view'), interactiveLiveViewUrl: at('interactive') };
 }
 
 export function publicSession(publicBase: string, s: BrowserSessionRecord): BrowserSession {
@@ -20,7 +29,7 @@ export function publicSession(publicBase: string, s: BrowserSessionRecord): Brow
     id: s.id,
     status: s.status,
     cdpUrl: cdpUrl(publicBase, s),
-    ...liveViewUrls(),
+    ...liveViewUrls(publicBase, s),
     streamWebView: s.streamWebView,
     createdAt: s.createdAt,
     lastActivity: s.lastActivity,

@@ -38,6 +38,13 @@ export type ListBrowsersResponse = z.output<typeof ListBrowsersResponse>;
 export const SessionIdParams = z.object({ sessionId: z.string().min(1).max(200) });
 export type SessionIdParams = z.output<typeof SessionIdParams>;
 
+/** GET /v2/browser/{sessionId}/live/{token}: a live-view page (the token is the credential). */
+export const LiveViewParams = z.object({
+  sessionId: z.uuid(),
+  token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'a live-view token'),
+});
+export type LiveViewParams = z.output<typeof LiveViewParams>;
+
 /** POST /v2/browser body. The Python SDK's `blockAds` and `location` are accepted and ignored. */
 export const CreateBrowserRequest = publicBody({
   ttl: z.int().min(30).max(3600).default(600).describe('Seconds the session may live at most'),

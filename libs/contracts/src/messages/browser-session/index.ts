@@ -3,6 +3,9 @@ import { BrowserSessionStatus, CodeLanguage, ExecuteResult } from '../../api/bro
 import { BrowserProfile } from '../../api/scrape/scrape-request';
 import { defineRpc, type RpcDef } from '../define';
 import { AgentRunStatus, AgentStep } from '../browser-agent';
+import { LiveViewMode } from './live-view';
+
+export * from './live-view';
 
 /*
  * Live browser sessions of the browser-pool (docs/adr/0008-browser-sessions.md). A session lives on
@@ -132,10 +135,14 @@ export type SessionDeleteReply = z.output<typeof SessionDeleteReply>;
 export const SessionResolveRequest = z.object({
   sessionId: z.string().min(1).max(200),
   token: z.string().min(1).max(200),
+  /** `cdp`: the token must be the session's own; `live`: one of its live-view tokens. */
+  purpose: z.enum(['cdp', 'live']).default('cdp'),
 });
 export const SessionResolveReply = z.object({
   /** http://host:port of the owning replica's session endpoint (internal network). */
   endpoint: z.string(),
+  /** For `purpose: live`, which view the token opens. */
+  mode: LiveViewMode.optional(),
 });
 
 const BROWSER_POOL = 'browser-pool';

@@ -1,0 +1,196 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { LiveViewInput, type LiveViewMode } from '@wds/contracts';
+import type { CDPSession, Page } from 'playwright-core';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
+
+/** Bounds of the live views of one session. */
+export interface LiveViewSettings {
+  /** Viewers at once (both modes together); beyond, the upgrade is refused with 429. */
+  maxViewers: number;
+  /** Frames per second at most, per viewer (the ack of a frame is delayed to keep to it). */
+  maxFps: number;
+  /** JPEG quality (0–100) and the largest frame Chromium sends. */
+  quality: number;
+  maxWidth: number;
+  maxHeight: number;
+}
+
+export const DEFAULT_LIVE_VIEW_SETTINGS: LiveViewSettings = {
+  maxViewers: 5,
+  maxFps: 10,
+  quality: 60,
+  maxWidth: 1280,
+  maxHeight: 1280,
+};
+
+/** A viewer whose socket has this much unsent data gets no new frame until it catches up. */
+const MAX_BUFFERED_BYTES = 2 * 1024 * 1024;
+
+interface ScreencastFrame {
+  data: string;
+  sessionId: number;
+  metadata: { deviceWidth: number; deviceHeight: number };
+}
+
+/**
+ * The live views of one session: each viewer's WebSocket gets the page's CDP screencast (JPEG frames
+ * as JSON text `{type:"frame", data, width, height}`, width/height = the viewport in CSS pixels),
+ * through a CDP session of the replica's own, never the viewer's. The interactive view's messages
+ * are parsed against `LiveViewInput` and each becomes exactly one `Input.*` call; the read-only
+ * view's messages, and anything else, are dropped.
+ */
+export class LiveViews {
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: 64 * 1024,
+    perMessageDeflate: false,
+  });
+  private readonly viewers = new Set<WebSocket>();
+  private closed = false;
+
+  constructor(
+    private readonly page: () => Promise<Page>,
+    /** Called for every input the interactive view forwards (the session's activity clock). */
+    private readonly onInput: () => void,
+    private readonly settings: LiveViewSettings = DEFAULT_LIVE_VIEW_SETTINGS,
+  ) {}
+
+  get count(): number {
+    return this.viewers.size;
+  }
+
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, mode: LiveViewMode): void {
+    if (this.closed) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    if (this.viewers.size >= this.settings.maxViewers) {
+      socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => void this.attach(ws, mode));
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const ws of this.viewers) ws.close(1001, 'session ended');
+    this.wss.close();
+  }
+
+  private async attach(ws: WebSocket, mode: LiveViewMode): Promise<void> {
+    this.viewers.add(ws);
+    let cdp: CDPSession | undefined;
+    const end = () => {
+      this.viewers.delete(ws);
+      if (ws.readyState === WebSocket.OPEN) ws.close(1001, 'view ended');
+      void cdp?.detach().catch(() => undefined);
+    };
+    ws.on('close', end);
+    ws.on('error', end);
+    try {
+      const page = await this.page();
+      cdp = await page.context().newCDPSession(page);
+      if (ws.readyState !== WebSocket.OPEN) return end();
+      page.once('close', end);
+      const s = this.settings;
+      const interval = 1000 / s.maxFps;
+      let lastFrame = 0;
+      cdp.on('Page.screencastFrame', (frame: ScreencastFrame) => {
+        const now = Date.now();
+        const wait = Math.max(0, lastFrame + interval - now);
+        lastFrame = now + wait;
+        setTimeout(() => {
+          void cdp?.send('Page.screencastFrameAck', { sessionId: frame.sessionId }).catch(() => undefined);
+        }, wait);
+        if (ws.readyState !== WebSocket.OPEN || ws.bufferedAmount > MAX_BUFFERED_BYTES) return;
+        ws.send(
+          JSON.stringify({
+            type: 'frame',
+            data: frame.data,
+            width: frame.metadata.deviceWidth,
+            height: frame.metadata.deviceHeight,
+          }),
+        );
+      });
+      ws.on('message', (data, isBinary) => {
+        if (mode === 'interactive' && !isBinary && cdp) void this.input(cdp, data);
+      });
+      await cdp.send('Page.startScreencast', {
+        format: 'jpeg',
+        quality: s.quality,
+        maxWidth: s.maxWidth,
+        maxHeight: s.maxHeight,
+        everyNthFrame: 1,
+      });
+    } catch {
+      end();
+    }
+  }
+
+  /** One whitelisted input → one CDP Input call; anything that does not parse is ignored. */
+  private async input(cdp: CDPSession, data: RawData): Promise<void> {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(data.toString());
+    } catch {
+      return;
+    }
+    const parsed = LiveViewInput.safeParse(raw);
+    if (!parsed.success) return;
+    const e = parsed.data;
+    this.onInput();
+    try {
+      switch (e.type) {
+        case 'mousePressed':
+        case 'mouseReleased':
+        case 'mouseMoved':
+          await cdp.send('Input.dispatchMouseEvent', {
+            type: e.type,
+            x: e.x,
+            y: e.y,
+            button: e.button,
+            clickCount: e.clickCount,
+            modifiers: e.modifiers,
+          });
+          break;
+        case 'mouseWheel':
+          await cdp.send('Input.dispatchMouseEvent', {
+            type: 'mouseWheel',
+            x: e.x,
+            y: e.y,
+            deltaX: e.deltaX,
+            deltaY: e.deltaY,
+            modifiers: e.modifiers,
+          });
+          break;
+        case 'keyDown':
+        case 'keyUp': {
+          // A printable key (one character, no Ctrl/Alt/Meta) types its character on keyDown.
+          const text =
+            e.type === 'keyDown' && (e.modifiers & 0b1011) === 0
+              ? [...e.key].length === 1
+                ? e.key
+                : e.key === 'Enter'
+                  ? '\r'
+                  : undefined
+              : undefined;
+          await cdp.send('Input.dispatchKeyEvent', {
+            type: text !== undefined ? 'keyDown' : e.type === 'keyDown' ? 'rawKeyDown' : 'keyUp',
+            key: e.key,
+            code: e.code,
+            windowsVirtualKeyCode: e.keyCode,
+            modifiers: e.modifiers,
+            ...(text !== undefined ? { text, unmodifiedText: text } : {}),
+          });
+          break;
+        }
+        case 'insertText':
+          await cdp.send('Input.insertText', { text: e.text });
+          break;
+      }
+    } catch {
+      // The page navigated or closed under the event: nothing to do.
+    }
+  }
+}

@@ -1,0 +1,246 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { freePort } from '@wds/local-infra';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { WebSocket } from 'ws';
+import { callApi, listenLocal, type LocalServer } from './support/http';
+import { startE2eStack, type E2eStack, type StackProcess } from './support/stack-process';
+
+// Live views of browser sessions through the whole stack: the liveViewUrl / interactiveLiveViewUrl
+// pages opened in a separate headless Chromium (the viewer), the screencast they draw, the input the
+// interactive one forwards and the read-only one does not, and the tokens that open (or not) them.
+
+const READY_TIMEOUT_MS = 90_000;
+const KEY = `e2e-live-view-${randomBytes(16).toString('hex')}`;
+const VIEWER_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+function startSite(): Promise<LocalServer> {
+  return listenLocal((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    res.writeHead(200, { 'content-type': 'text/html' });
+    if (url.pathname === '/embed') {
+      // Another origin showing a live view in an iframe.
+      res.end(
+        `<!doctype html><iframe id="v" width="800" height="500" src="${url.searchParams.get('src')}"></iframe>`,
+      );
+      return;
+    }
+    res.end(`<!doctype html><html><head><title>Live</title><style>body{margin:0;background:rgb(255,255,255)}
+      button{position:absolute;left:100px;top:100px;width:200px;height:80px}#q{position:absolute;left:100px;top:300px}</style></head>
+      <body><button id="inc" onclick="document.getElementById('n').textContent = String(Number(document.getElementById('n').textContent) + 1)">+1</button>
+      <span id="n">0</span><input id="q"></body></html>`);
+  });
+}
+
+/** Mean colour of the canvas of a live-view page (or frame). */
+const canvasColour = `(() => {
+  const c = document.getElementById('view');
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let r = 0, g = 0, b = 0;
+  for (let i = 0; i < d.length; i += 4) { r += d[i]; g += d[i + 1]; b += d[i + 2]; }
+  const n = d.length / 4;
+  return [r / n, g / n, b / n];
+})()`;
+
+describe('live views of browser sessions through the stack', () => {
+  let e2e: E2eStack | undefined;
+  let stack: StackProcess;
+  let site: LocalServer;
+  let viewer: Browser;
+
+  const call = (method: string, route: string, body?: unknown, key: string | undefined = KEY) =>
+    callApi(stack.url, method, route, { key, body, timeoutMs: 120_000 });
+  const execute = async (id: string, code: string): Promise<string> => {
+    const r = await call('POST', `/v2/browser/${id}/execute`, { code, language: 'node' });
+    expect(r.status).toBe(200);
+    expect(r.body.error).toBeUndefined();
+    return String(r.body.result);
+  };
+  /** Polls the session until `code` gives `want` (a positive barrier with a generous deadline). */
+  const until = async (id: string, code: string, want: string): Promise<void> => {
+    const deadline = Date.now() + 60_000;
+    let last = '';
+    while (Date.now() < deadline) {
+      last = await execute(id, code);
+      if (last === want) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`${code} stayed ${last}, not ${want}`);
+  };
+  const live = async (page: Page) =>
+    page.waitForFunction(
+      () => document.body.dataset.state === 'live' && Number(document.body.dataset.frames) > 0,
+      undefined,
+      {
+        timeout: 60_000,
+      },
+    );
+  const createSession = async () => {
+    const r = await call('POST', '/v2/browser', { ttl: 300, activityTtl: 120 });
+    expect(r.status).toBe(200);
+    const s = r.body as { id: string; cdpUrl: string; liveViewUrl: string; interactiveLiveViewUrl: string };
+    await execute(s.id, `await page.goto('${site.url}/live'); await page.title()`);
+    return s;
+  };
+  /** Opens a raw view WebSocket; resolves once open, rejects when refused. */
+  const openSocket = (pageUrl: string) =>
+    new Promise<WebSocket>((resolve, reject) => {
+      const ws = new WebSocket(`${pageUrl.replace(/^http/, 'ws')}/ws`);
+      ws.once('open', () => resolve(ws));
+      ws.once('unexpected-response', (_req, res) => reject(new Error(`refused with ${res.statusCode}`)));
+      ws.once('error', reject);
+    });
+  const click = (x: number, y: number) => [
+    { type: 'mousePressed', x, y, button: 'left', clickCount: 1 },
+    { type: 'mouseReleased', x, y, button: 'left', clickCount: 1 },
+  ];
+
+  beforeAll(async () => {
+    site = await startSite();
+    const port = await freePort();
+    e2e = await startE2eStack({
+      name: 'browser-live-view',
+      port,
+      readyTimeoutMs: READY_TIMEOUT_MS,
+      env: {
+        WDS_BOOTSTRAP_API_KEY: KEY,
+        WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
+        WDS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        WDS_BROWSER_PROCESSES: '1',
+      },
+    });
+    stack = e2e.stack;
+    const executablePath = ['/usr/lib/chromium/chromium-headless-shell', '/usr/bin/chromium'].find((p) =>
+      fs.existsSync(p),
+    );
+    viewer = await chromium.launch({ executablePath, args: VIEWER_FLAGS });
+  }, READY_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await viewer?.close().catch(() => undefined);
+    await e2e?.stop();
+    await site?.close();
+  }, 60_000);
+
+  it('shows the page read-only: frames follow execute, input is ignored; the interactive view clicks and types', async () => {
+    const s = await createSession();
+    const base = `http://127.0.0.1:${e2e!.port}/v2/browser/${s.id}/live/`;
+    expect(s.liveViewUrl.startsWith(base)).toBe(true);
+    expect(s.interactiveLiveViewUrl.startsWith(base)).toBe(true);
+    expect(s.liveViewUrl).not.toBe(s.interactiveLiveViewUrl);
+    const token = s.cdpUrl.split('/cdp/')[1];
+    expect(s.liveViewUrl).not.toContain(token);
+
+    const res = await fetch(s.liveViewUrl);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    expect(res.headers.get('content-security-policy')).toContain('frame-ancestors *');
+    expect(res.headers.get('x-frame-options')).toBeNull();
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+
+    const ro = await viewer.newPage();
+    await ro.goto(s.liveViewUrl);
+    await live(ro);
+    const white = (await ro.evaluate(canvasColour)) as number[];
+    expect(Math.min(...white)).toBeGreaterThan(200);
+    // The page changes through execute: the view's canvas turns green.
+    await execute(s.id, "await page.evaluate(() => { document.body.style.background = 'rgb(0,160,0)' })");
+    await ro.waitForFunction(
+      `(() => { const [r, g, b] = ${canvasColour}; return g > 100 && r < 100 && b < 100; })()`,
+      undefined,
+      { timeout: 60_000 },
+    );
+
+    // The read-only socket ignores input: clicks sent on it never reach the page.
+    const roSocket = await openSocket(s.liveViewUrl);
+    for (const e of click(200, 140)) roSocket.send(JSON.stringify(e));
+    // The interactive socket, opened after, clicks the button once.
+    const rwSocket = await openSocket(s.interactiveLiveViewUrl);
+    for (const e of click(200, 140)) rwSocket.send(JSON.stringify(e));
+    await until(s.id, "await page.textContent('#n')", '1');
+    // Messages outside the whitelist do nothing either (no CDP passthrough).
+    rwSocket.send(
+      JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression: "document.title='x'" } }),
+    );
+    rwSocket.send(JSON.stringify({ type: 'insertText', text: 'x', method: 'Runtime.evaluate' }));
+    roSocket.close();
+    rwSocket.close();
+
+    // The interactive page: a click on the button as drawn, then typing into the input.
+    const rw = await viewer.newPage();
+    await rw.goto(s.interactiveLiveViewUrl);
+    await live(rw);
+    const at = async (x: number, y: number) =>
+      rw.evaluate(
+        ([px, py]) => {
+          const r = document.getElementById('view')!.getBoundingClientRect();
+          const [w, h] = document.body.dataset.viewport!.split('x').map(Number);
+          return { x: r.left + (px / w) * r.width, y: r.top + (py / h) * r.height };
+        },
+        [x, y],
+      );
+    const button = await at(200, 140);
+    await rw.mouse.click(button.x, button.y);
+    await until(s.id, "await page.textContent('#n')", '2');
+    const input = await at(150, 310);
+    await rw.mouse.click(input.x, input.y);
+    await until(s.id, "await page.evaluate(() => document.activeElement?.id ?? '')", 'q');
+    await rw.keyboard.type('hi');
+    await until(s.id, "await page.inputValue('#q')", 'hi');
+    expect(await execute(s.id, 'await page.title()')).toBe('Live');
+
+    // The read-only page: a click on the canvas changes nothing (checked after the interactive one).
+    await ro.mouse.click(button.x, button.y);
+    await rw.mouse.click(button.x, button.y);
+    await until(s.id, "await page.textContent('#n')", '3');
+
+    await ro.close();
+    await rw.close();
+    await call('DELETE', `/v2/browser/${s.id}`);
+  }, 240_000);
+
+  it('works in an iframe of another site', async () => {
+    const s = await createSession();
+    const page = await viewer.newPage();
+    await page.goto(`${site.url}/embed?src=${encodeURIComponent(s.liveViewUrl)}`);
+    const frame = await (await page.waitForSelector('#v')).contentFrame();
+    await frame!.waitForFunction(() => Number(document.body?.dataset.frames) > 0, undefined, {
+      timeout: 60_000,
+    });
+    await page.close();
+    await call('DELETE', `/v2/browser/${s.id}`);
+  }, 120_000);
+
+  it('refuses wrong tokens, the CDP token as a view token and a view token as CDP; an ended session is dead', async () => {
+    const s = await createSession();
+    const cdpToken = s.cdpUrl.split('/cdp/')[1];
+    const viewToken = s.liveViewUrl.split('/live/')[1];
+    const wrong = s.liveViewUrl.replace(/\/live\/[^/]+$/, `/live/${randomBytes(32).toString('base64url')}`);
+    const withCdpToken = s.liveViewUrl.replace(/\/live\/[^/]+$/, `/live/${cdpToken}`);
+    for (const url of [wrong, withCdpToken]) {
+      expect((await fetch(url)).status).toBe(404);
+      await expect(openSocket(url)).rejects.toThrow('refused with 404');
+    }
+    await expect(
+      chromium.connectOverCDP(s.cdpUrl.replace(/\/cdp\/[^/]+$/, `/cdp/${viewToken}`), { timeout: 10_000 }),
+    ).rejects.toThrow();
+
+    const open = await openSocket(s.liveViewUrl);
+    const closed = new Promise<void>((resolve) => open.once('close', () => resolve()));
+    expect((await call('DELETE', `/v2/browser/${s.id}`)).status).toBe(200);
+    await closed;
+    expect((await fetch(s.liveViewUrl)).status).toBe(404);
+    await expect(openSocket(s.interactiveLiveViewUrl)).rejects.toThrow('refused with 404');
+    const listed = await call('GET', '/v2/browser?status=destroyed');
+    const ended = (listed.body.sessions as { id: string; liveViewUrl: string }[]).find((x) => x.id === s.id);
+    expect(ended).toMatchObject({ liveViewUrl: '', interactiveLiveViewUrl: '' });
+  }, 120_000);
+});
