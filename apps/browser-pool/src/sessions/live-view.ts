@@ -88,20 +88,27 @@ export class LiveViews {
     };
     ws.on('close', end);
     ws.on('error', end);
+    // Input that arrives while the CDP session is being set up waits for it (in order).
+    let ready: (c: CDPSession) => void = () => undefined;
+    const attached = new Promise<CDPSession>((resolve) => (ready = resolve));
+    ws.on('message', (data, isBinary) => {
+      if (mode === 'interactive' && !isBinary) void attached.then((c) => this.input(c, data));
+    });
     try {
       const page = await this.page();
       cdp = await page.context().newCDPSession(page);
       if (ws.readyState !== WebSocket.OPEN) return end();
       page.once('close', end);
+      const session = cdp;
       const s = this.settings;
       const interval = 1000 / s.maxFps;
       let lastFrame = 0;
-      cdp.on('Page.screencastFrame', (frame: ScreencastFrame) => {
+      session.on('Page.screencastFrame', (frame: ScreencastFrame) => {
         const now = Date.now();
         const wait = Math.max(0, lastFrame + interval - now);
         lastFrame = now + wait;
         setTimeout(() => {
-          void cdp?.send('Page.screencastFrameAck', { sessionId: frame.sessionId }).catch(() => undefined);
+          void session.send('Page.screencastFrameAck', { sessionId: frame.sessionId }).catch(() => undefined);
         }, wait);
         if (ws.readyState !== WebSocket.OPEN || ws.bufferedAmount > MAX_BUFFERED_BYTES) return;
         ws.send(
@@ -113,10 +120,8 @@ export class LiveViews {
           }),
         );
       });
-      ws.on('message', (data, isBinary) => {
-        if (mode === 'interactive' && !isBinary && cdp) void this.input(cdp, data);
-      });
-      await cdp.send('Page.startScreencast', {
+      ready(session);
+      await session.send('Page.startScreencast', {
         format: 'jpeg',
         quality: s.quality,
         maxWidth: s.maxWidth,
