@@ -1,22 +1,25 @@
-import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { RPC, type WebhookSecretReply } from '@wds/contracts';
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { RPC, type RpcRequestParsed, type WebhookSecretReply } from '@wds/contracts';
 import { Database } from '@wds/database';
-import { Messaging } from '@wds/messaging';
+import { rpc } from '@wds/messaging';
 import { isTeamId } from '../admin/team-lookup';
 
 /**
  * Serves `wds.gateway.v1.teams.webhook-secret` to the webhooks service: the gateway owns teams and
- * their secrets (`PUT /admin/v1/teams/{id}/webhook-secret`, `WDS_BOOTSTRAP_WEBHOOK_SECRET`).
+ * their secrets (`PUT /admin/v1/teams/{id}/webhook-secret`, `WDS_BOOTSTRAP_WEBHOOK_SECRET`). A
+ * `@MessagePattern` handler of the WDS transport (ADR 0001): no HTTP route, so the HTTP guards and
+ * interceptors of the gateway do not apply to it.
  */
-@Injectable()
-export class WebhookSecretServer implements OnApplicationBootstrap {
-  constructor(
-    private readonly messaging: Messaging,
-    private readonly db: Database,
-  ) {}
+@Controller()
+export class WebhookSecretServer {
+  constructor(private readonly db: Database) {}
 
-  onApplicationBootstrap(): void {
-    this.messaging.serve(RPC.webhookSecret, ({ teamId }) => this.secretOf(teamId));
+  @MessagePattern(...rpc(RPC.webhookSecret))
+  webhookSecret(
+    @Payload() { teamId }: RpcRequestParsed<typeof RPC.webhookSecret>,
+  ): Promise<WebhookSecretReply> {
+    return this.secretOf(teamId);
   }
 
   async secretOf(teamId: string): Promise<WebhookSecretReply> {

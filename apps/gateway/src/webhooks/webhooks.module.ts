@@ -4,7 +4,6 @@ import { WebhookSecretServer } from './webhook-secret.server';
 
 /** The gateway's part of webhooks: team secrets for the webhooks service, the delivery log for teams. */
 @Module({
-  controllers: [WebhookDeliveriesController],
-  providers: [WebhookSecretServer],
+  controllers: [WebhookDeliveriesController, WebhookSecretServer],
 })
 export class WebhooksModule {}
