@@ -19,6 +19,7 @@ import { JobContextFactory, type JobContext } from './job-context';
 import { PageRenderer } from './page-renderer';
 import { RenderPageUseCase } from './render-page.usecase';
 import { PolicyProxy } from './policy-proxy';
+import { RenderController } from './render.controller';
 import { RenderServer } from './render.server';
 
 const HOUR = 3600 * 1000;
@@ -31,6 +32,7 @@ export const DEFAULT_SPEC = contextSpecFor({
 });
 
 @Module({
+  controllers: [RenderController],
   providers: [
     {
       provide: AdBlocker,

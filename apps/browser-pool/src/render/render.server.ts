@@ -6,8 +6,6 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import { metrics } from '@opentelemetry/api';
-import { BROWSER_POOL_RPC, ServiceError } from '@wds/contracts';
-import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import { ObjectStoreArtifacts, ArtifactStore } from '../artifacts/artifact-store';
@@ -16,13 +14,12 @@ import { BrowserPool } from '../pool/browser-pool';
 import { ReplayStore } from '../replay/replay-store';
 import type { JobContext } from './job-context';
 import { PolicyProxy } from './policy-proxy';
-import { RenderPageUseCase } from './render-page.usecase';
 
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
 /**
- * Starts the pool, serves the browser-pool RPCs in the `browser-pool` queue group, exports capacity
- * metrics, and drains on shutdown: new work is refused (callers retry another replica), running jobs
+ * Starts the pool (its RPCs are `RenderController`'s, bound by the WDS transport once the pool has
+ * started), exports capacity metrics, and drains on shutdown: new work is refused (callers retry another replica), running jobs
  * finish within SHUTDOWN_GRACE_MS, then the browsers close before NATS drains.
  */
 @Injectable()
@@ -30,9 +27,7 @@ export class RenderServer implements OnModuleInit, OnApplicationBootstrap, Befor
   private purgeTimer?: NodeJS.Timeout;
 
   constructor(
-    private readonly messaging: Messaging,
     private readonly pool: BrowserPool<JobContext>,
-    private readonly render: RenderPageUseCase,
     private readonly replay: ReplayStore,
     private readonly artifacts: ArtifactStore,
     private readonly proxy: PolicyProxy,
@@ -47,15 +42,6 @@ export class RenderServer implements OnModuleInit, OnApplicationBootstrap, Befor
   }
 
   onApplicationBootstrap(): void {
-    this.messaging.serve(BROWSER_POOL_RPC.render, (req) => this.render.execute(req));
-    this.messaging.serve(BROWSER_POOL_RPC.replayContext, async (req) => {
-      const context = await this.replay.find(req.jobId);
-      if (!context)
-        throw new ServiceError('NOT_FOUND', 'No replay context for this scrape (unknown or expired)');
-      if (context.teamId !== req.teamId)
-        throw new ServiceError('FORBIDDEN', 'This scrape belongs to another team');
-      return { context };
-    });
     this.exportMetrics();
     this.purgeTimer = setInterval(() => void this.purge(), PURGE_INTERVAL_MS);
     this.purgeTimer.unref();
