@@ -260,7 +260,12 @@ export function selectContent(scope: El): ContentSelection | null {
       let p: El | null = el.parent;
       while (p !== null && !(p.flags & F.Block)) p = p.parent;
       const b = p === null ? undefined : byEl.get(p);
-      if (b === undefined || b.kind !== Kind.Good || el.textLen >= b.text * 0.5)
+      if (
+        b === undefined ||
+        b.kind !== Kind.Good ||
+        el.textLen >= b.text * 0.5 ||
+        (b.el.flags & F.HasBlock) !== 0
+      )
         negatives.set(el, 'inline-meta');
     }
   }

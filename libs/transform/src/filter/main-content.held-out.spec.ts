@@ -47,6 +47,8 @@ describe('onlyMainContent on held-out page types', () => {
     expect(recipe).not.toContain('join the Orchard Kitchen club');
     expect(recipe).not.toContain('Plum and almond cake');
     expect(recipe).not.toContain('Swipe for the next picture');
+    expect(recipe).not.toContain('after the first frost');
+    expect(recipe).not.toContain('set slightly on a cold plate');
     for (const meta of ['Recipe by Maren Holt', '3 October 2024', 'Last updated', 'Photograph: Maren Holt'])
       expect(recipe).not.toContain(meta);
   });
