@@ -113,6 +113,17 @@ describe('live views of browser sessions through the stack', () => {
       ws.once('unexpected-response', (_req, res) => reject(new Error(`refused with ${res.statusCode}`)));
       ws.once('error', reject);
     });
+  /** Resolves with the first screencast frame a raw view socket receives. */
+  const firstFrame = (ws: WebSocket) =>
+    new Promise<{ width: number; height: number }>((resolve) => {
+      const onMessage = (data: Buffer) => {
+        const f = JSON.parse(data.toString()) as { type: string; width: number; height: number };
+        if (f.type !== 'frame') return;
+        ws.off('message', onMessage);
+        resolve(f);
+      };
+      ws.on('message', onMessage);
+    });
   const click = (x: number, y: number) => [
     { type: 'mousePressed', x, y, button: 'left', clickCount: 1 },
     { type: 'mouseReleased', x, y, button: 'left', clickCount: 1 },
@@ -170,20 +181,30 @@ describe('live views of browser sessions through the stack', () => {
     await execute(s.id, "await page.evaluate(() => { document.body.style.background = 'rgb(0,160,0)' })");
     await ro.waitForFunction(canvasIsGreen, undefined, { timeout: 60_000 });
 
-    // The read-only socket ignores input: clicks sent on it never reach the page.
+    // Raw sockets: the read-only one ignores input, the interactive one forwards the whitelist only.
+    // Each socket is attached (a first frame came) before anything is sent on it, and everything the
+    // read-only socket sends goes out before the interactive one's, whose last effect is the barrier.
     const roSocket = await openSocket(s.liveViewUrl);
+    await firstFrame(roSocket);
     for (const e of click(200, 140)) roSocket.send(JSON.stringify(e));
-    // The interactive socket, opened after, clicks the button once.
     const rwSocket = await openSocket(s.interactiveLiveViewUrl);
+    await firstFrame(rwSocket);
     for (const e of click(200, 140)) rwSocket.send(JSON.stringify(e));
-    await until(s.id, "await page.textContent('#n')", '1');
-    // Messages outside the whitelist do nothing either (no CDP passthrough).
     rwSocket.send(
       JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression: "document.title='x'" } }),
     );
-    rwSocket.send(JSON.stringify({ type: 'insertText', text: 'x', method: 'Runtime.evaluate' }));
+    rwSocket.send(JSON.stringify({ type: 'evaluate', expression: "document.title='y'" }));
+    for (const e of click(150, 310)) rwSocket.send(JSON.stringify(e));
+    rwSocket.send(JSON.stringify({ type: 'insertText', text: 'a' }));
+    await until(s.id, "await page.inputValue('#q')", 'a');
+    roSocket.send(JSON.stringify({ type: 'insertText', text: 'RO' }));
+    rwSocket.send(JSON.stringify({ type: 'insertText', text: 'b' }));
+    await until(s.id, "await page.inputValue('#q')", 'ab');
+    expect(await execute(s.id, "await page.textContent('#n')")).toBe('1');
+    expect(await execute(s.id, 'await page.title()')).toBe('Live');
     roSocket.close();
     rwSocket.close();
+    await execute(s.id, "await page.fill('#q', '')");
 
     // The interactive page: a click on the button as drawn, then typing into the input.
     const rw = await viewer.newPage();
@@ -200,18 +221,18 @@ describe('live views of browser sessions through the stack', () => {
       );
     const button = await at(200, 140);
     await rw.mouse.click(button.x, button.y);
-    await until(s.id, "await page.textContent('#n')", '2');
     const input = await at(150, 310);
     await rw.mouse.click(input.x, input.y);
-    await until(s.id, "await page.evaluate(() => document.activeElement?.id ?? '')", 'q');
     await rw.keyboard.type('hi');
     await until(s.id, "await page.inputValue('#q')", 'hi');
-    expect(await execute(s.id, 'await page.title()')).toBe('Live');
+    expect(await execute(s.id, "await page.textContent('#n')")).toBe('2');
 
-    // The read-only page: a click on the canvas changes nothing (checked after the interactive one).
+    // The read-only page: clicks and keys on it change nothing (checked behind the interactive one's).
     await ro.mouse.click(button.x, button.y);
-    await rw.mouse.click(button.x, button.y);
-    await until(s.id, "await page.textContent('#n')", '3');
+    await ro.keyboard.type('zz');
+    await rw.keyboard.type('!');
+    await until(s.id, "await page.inputValue('#q')", 'hi!');
+    expect(await execute(s.id, "await page.textContent('#n')")).toBe('2');
 
     await ro.close();
     await rw.close();
