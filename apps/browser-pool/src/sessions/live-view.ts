@@ -81,7 +81,9 @@ export class LiveViews {
   private async attach(ws: WebSocket, mode: LiveViewMode): Promise<void> {
     this.viewers.add(ws);
     let cdp: CDPSession | undefined;
+    let page: Page | undefined;
     const end = () => {
+      page?.off('close', end);
       this.viewers.delete(ws);
       if (ws.readyState === WebSocket.OPEN) ws.close(1001, 'view ended');
       void cdp?.detach().catch(() => undefined);
@@ -95,7 +97,7 @@ export class LiveViews {
       if (mode === 'interactive' && !isBinary) void attached.then((c) => this.input(c, data));
     });
     try {
-      const page = await this.page();
+      page = await this.page();
       cdp = await page.context().newCDPSession(page);
       if (ws.readyState !== WebSocket.OPEN) return end();
       page.once('close', end);
