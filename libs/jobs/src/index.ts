@@ -11,3 +11,4 @@ export * from './team-gate';
 export * from './team-wake';
 export * from './job-runtime';
 export * from './scrape-client';
+export * from './job-queries.controller';

@@ -43,49 +43,67 @@ export class JobQueries {
     private readonly opts: JobQueriesOptions,
   ) {}
 
+  /** Registers the RPCs with `Messaging.serve` (services on the WDS transport use `jobQueriesController`). */
   serve(): void {
     const { rpcs } = this.opts;
     this.messaging.serve(rpcs.status, (req) => this.status(req));
-    this.messaging.serve(rpcs.documentChunk, async (req) => {
-      await this.owned(req.teamId, req.jobId);
-      const part = await this.store.readDocumentBytes(
-        req.jobId,
-        req.seq,
-        req.index * JOB_DOCUMENT_CHUNK_BYTES,
-        JOB_DOCUMENT_CHUNK_BYTES,
-      );
-      const total = await this.store.readDocuments(req.jobId, {
-        skip: req.seq - 1,
-        limit: 1,
-        maxBytes: 0,
-        inlineMax: 0,
-      });
-      if (!part || !total[0]) throw new ServiceError(ErrorCode.NOT_FOUND, 'Document not found');
-      return {
-        data: part.toString('base64'),
-        chunks: Math.max(1, Math.ceil(total[0].bytes / JOB_DOCUMENT_CHUNK_BYTES)),
-      };
-    });
-    this.messaging.serve(rpcs.cancel, async (req) => {
-      const job = await this.owned(req.teamId, req.jobId);
-      if (job.status !== 'scraping' || !(await this.store.end(job.id, 'cancelled'))) {
-        throw new ServiceError(ErrorCode.CONFLICT, `The job has already ended (${job.status})`);
-      }
-      return { status: 'cancelled' as const };
-    });
+    this.messaging.serve(rpcs.documentChunk, (req) => this.documentChunk(req));
+    this.messaging.serve(rpcs.cancel, (req) => this.cancel(req));
     this.messaging.serve(rpcs.errors, (req) => this.errors(req.teamId, req.jobId));
-    this.messaging.serve(rpcs.queue, (req) => this.store.queueStatus(req.teamId, this.opts.kind));
-    this.messaging.serve(rpcs.active, async (req) => {
-      const jobs = await this.store.active(req.teamId, this.opts.kind);
-      return {
-        jobs: jobs.map((j) => ({
-          id: j.id,
-          teamId: j.teamId,
-          url: j.url,
-          options: this.opts.activeOptions?.(j) ?? {},
-        })),
-      };
+    this.messaging.serve(rpcs.queue, (req) => this.queue(req));
+    this.messaging.serve(rpcs.active, (req) => this.active(req));
+  }
+
+  async documentChunk(req: {
+    teamId: string;
+    jobId: string;
+    seq: number;
+    index: number;
+  }): Promise<{ data: string; chunks: number }> {
+    await this.owned(req.teamId, req.jobId);
+    const part = await this.store.readDocumentBytes(
+      req.jobId,
+      req.seq,
+      req.index * JOB_DOCUMENT_CHUNK_BYTES,
+      JOB_DOCUMENT_CHUNK_BYTES,
+    );
+    const total = await this.store.readDocuments(req.jobId, {
+      skip: req.seq - 1,
+      limit: 1,
+      maxBytes: 0,
+      inlineMax: 0,
     });
+    if (!part || !total[0]) throw new ServiceError(ErrorCode.NOT_FOUND, 'Document not found');
+    return {
+      data: part.toString('base64'),
+      chunks: Math.max(1, Math.ceil(total[0].bytes / JOB_DOCUMENT_CHUNK_BYTES)),
+    };
+  }
+
+  async cancel(req: { teamId: string; jobId: string }): Promise<{ status: 'cancelled' }> {
+    const job = await this.owned(req.teamId, req.jobId);
+    if (job.status !== 'scraping' || !(await this.store.end(job.id, 'cancelled'))) {
+      throw new ServiceError(ErrorCode.CONFLICT, `The job has already ended (${job.status})`);
+    }
+    return { status: 'cancelled' as const };
+  }
+
+  queue(req: { teamId: string }): ReturnType<JobStore['queueStatus']> {
+    return this.store.queueStatus(req.teamId, this.opts.kind);
+  }
+
+  async active(req: { teamId: string }): Promise<{
+    jobs: { id: string; teamId: string; url: string; options: Record<string, unknown> }[];
+  }> {
+    const jobs = await this.store.active(req.teamId, this.opts.kind);
+    return {
+      jobs: jobs.map((j) => ({
+        id: j.id,
+        teamId: j.teamId,
+        url: j.url,
+        options: this.opts.activeOptions?.(j) ?? {},
+      })),
+    };
   }
 
   async status(req: {

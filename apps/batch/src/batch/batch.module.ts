@@ -1,7 +1,20 @@
 import { Module } from '@nestjs/common';
+import { BATCH_RPC } from '@wds/contracts';
+import { jobQueriesController } from '@wds/jobs';
 import { BatchController } from './batch.controller';
 import { BatchService } from './batch.service';
 
-/** Batch scrapes: RPCs for the gateway, the page-task consumer (BatchController), the job watchdog. */
-@Module({ controllers: [BatchController], providers: [BatchService] })
+const BATCH_JOB_QUERIES = Symbol('BATCH_JOB_QUERIES');
+
+/**
+ * Batch scrapes: RPCs for the gateway and the page-task consumer (BatchController, and the job
+ * queries' controller), the job watchdog.
+ */
+@Module({
+  controllers: [BatchController, jobQueriesController(BATCH_RPC, BATCH_JOB_QUERIES)],
+  providers: [
+    BatchService,
+    { provide: BATCH_JOB_QUERIES, inject: [BatchService], useFactory: (s: BatchService) => s.queries },
+  ],
+})
 export class BatchModule {}

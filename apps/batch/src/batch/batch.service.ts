@@ -19,8 +19,8 @@ const CREATION_INTERRUPTED =
 /**
  * The batch service's runtime: the job machinery (store, events, page runner, watchdog, team
  * wake-ups) and the use case `BatchController` serves (the create RPC and the page tasks, handlers
- * of the WDS transport, ADR 0001). The job queries (status, errors, cancel, ...) are still
- * registered with `Messaging.serve` by `JobQueries`. Shutdown: the transport stops the page
+ * of the WDS transport, ADR 0001) and the job queries (status, errors, cancel, ...) the module's
+ * `jobQueriesController` serves. Shutdown: the transport stops the page
  * consumer first (its in-flight tasks finish), then this stops the watchdog and hands unused
  * credits back.
  */
@@ -28,6 +28,7 @@ const CREATION_INTERRUPTED =
 export class BatchService implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly jobs: JobRuntime;
   readonly create: CreateBatchUseCase;
+  readonly queries: JobQueries;
 
   constructor(
     private readonly messaging: Messaging,
@@ -61,11 +62,10 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
       retentionMs: config.WDS_BATCH_RETENTION_HOURS * HOUR,
       zdrRetentionMs: config.WDS_BATCH_ZDR_RETENTION_MINUTES * MINUTE,
     });
+    this.queries = new JobQueries(messaging, store, events, { kind: 'batch', rpcs: BATCH_RPC });
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const { store, events } = this.jobs;
-    new JobQueries(this.messaging, store, events, { kind: 'batch', rpcs: BATCH_RPC }).serve();
     await this.jobs.start();
   }
 

@@ -19,8 +19,8 @@ const HOUR = 60 * MINUTE;
 /**
  * The crawler's runtime: the job machinery (store, events, page runner, watchdog, team wake-ups)
  * and the use cases `CrawlController` serves (crawl and map RPCs, kickoff and page tasks, handlers of
- * the WDS transport, ADR 0001). The job queries (status, errors, cancel, ...) are still registered
- * with `Messaging.serve` by `JobQueries`. Shutdown: the transport stops the consumers first (their
+ * the WDS transport, ADR 0001) and the job queries (status, errors, cancel, ...) the module's
+ * `jobQueriesController` serves. Shutdown: the transport stops the consumers first (their
  * in-flight tasks finish), then this stops the watchdog and hands unused credits back.
  */
 @Injectable()
@@ -29,6 +29,7 @@ export class CrawlService implements OnApplicationBootstrap, OnApplicationShutdo
   readonly create: CreateCrawlUseCase;
   readonly kickoff: KickoffCrawlUseCase;
   readonly map: MapSiteUseCase;
+  readonly queries: JobQueries;
 
   constructor(
     private readonly messaging: Messaging,
@@ -69,18 +70,17 @@ export class CrawlService implements OnApplicationBootstrap, OnApplicationShutdo
     });
     this.kickoff = new KickoffCrawlUseCase(store, this.fetcher, dispatcher, events);
     this.map = new MapSiteUseCase(this.messaging, this.fetcher);
-  }
-
-  async onApplicationBootstrap(): Promise<void> {
-    const { store, events } = this.jobs;
-    new JobQueries(this.messaging, store, events, {
+    this.queries = new JobQueries(this.messaging, store, events, {
       kind: 'crawl',
       rpcs: CRAWL_RPC,
       activeOptions: (job) => {
         const { url: _url, webhook: _webhook, ...options } = job.options;
         return options;
       },
-    }).serve();
+    });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
     await this.jobs.start();
   }
 
