@@ -57,6 +57,7 @@ const INLINE_META = new Set([
   'credit',
 ]);
 // schema.org dates (`itemprop="datePublished"`) are metadata whatever their class.
+const REL_TAG = /(?:^|\s)tag(?=\s|$)/i;
 const META_ITEMPROP = /^date(?:Published|Modified|Created)$/;
 
 const enum Kind {
@@ -80,6 +81,8 @@ class Collector {
   readonly negatives = new Map<El, string>();
   /** Inline elements (span, time, small...) named as metadata; vetted against their block later. */
   readonly inlineMeta: El[] = [];
+  /** Links marked `rel="tag"` (the rel-tag microformat: a post's tag and category links). */
+  readonly tagLinks: El[] = [];
   /** Largest pre-order index seen: the size of the per-element score arrays. */
   maxIdx = 0;
   /** The nearest block element and its record, created on its first text (wrappers get none). */
@@ -143,6 +146,7 @@ class Collector {
       else if (name === 'hidden') return true;
       else if (name === 'style' && HIDDEN_STYLE.test(attrs[i + 1])) return true;
       else if (name === 'itemprop' && META_ITEMPROP.test(attrs[i + 1])) dateProp = true;
+      else if (name === 'rel' && el.tag === 'a' && REL_TAG.test(attrs[i + 1])) this.tagLinks.push(el);
     }
     const inline = (el.traits & T.NotBoilerplate) !== 0;
     let word: string | undefined = dateProp ? 'date' : undefined;
@@ -268,6 +272,12 @@ export function selectContent(scope: El): ContentSelection | null {
       )
         negatives.set(el, 'inline-meta');
     }
+  }
+  // A run of tag links: the inline wrapper (or block) holding them, when they are most of its text.
+  for (const a of collector.tagLinks) {
+    const p = a.parent;
+    if (p === null || p === scope || negatives.has(p)) continue;
+    if (p.linkLen >= p.textLen * 0.5 && p.textLen < 1000) negatives.set(p, 'tags');
   }
   const negs: El[] = [];
   for (const [el, w] of negatives) {

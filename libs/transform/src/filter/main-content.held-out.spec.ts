@@ -40,7 +40,7 @@ describe('onlyMainContent on held-out page types', () => {
     expect(text('listing-page.html')).toContain('Counting brent geese');
   });
 
-  it('drops inline metadata (dates, byline, photo caption) a call-to-action box and the previous/next teasers and a hidden gallery overlay of a recipe, not a date in its prose', () => {
+  it('drops inline metadata (dates, byline, photo caption) a call-to-action box and the previous/next teasers and a hidden gallery overlay and a rel=tag link row of a recipe, not a date in its prose', () => {
     const recipe = result.pages.find((p) => p.file === 'recipe-page.html')?.predicted ?? '';
     expect(recipe).toContain('the fruit is picked from late September to the middle of November');
     expect(recipe).toContain('120 g runny honey');
@@ -49,6 +49,7 @@ describe('onlyMainContent on held-out page types', () => {
     expect(recipe).not.toContain('Swipe for the next picture');
     expect(recipe).not.toContain('after the first frost');
     expect(recipe).not.toContain('set slightly on a cold plate');
+    expect(recipe).not.toContain('fruit preserves');
     for (const meta of ['Recipe by Maren Holt', '3 October 2024', 'Last updated', 'Photograph: Maren Holt'])
       expect(recipe).not.toContain(meta);
   });
