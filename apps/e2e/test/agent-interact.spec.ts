@@ -107,7 +107,7 @@ describe('interact by prompt through the stack (Firecrawl JS and Python SDKs)', 
     const jobId = doc.metadata!.scrapeId as string;
     const tokensBefore = await llmTokens(team.apiKey);
 
-    const reply: unknown = await client.interact(jobId, { prompt: task.prompt, timeout: 150 });
+    const reply: unknown = await client.interact(jobId, { prompt: task.prompt, timeout: 240 });
     const r = reply as Record<string, unknown>;
     expect(r).toMatchObject({
       sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/),

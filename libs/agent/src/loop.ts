@@ -149,7 +149,7 @@ export class AgentLoop {
   private async decide(n: number): Promise<Decision> {
     const o = this.o;
     const stepMaxTokens = Math.min(o.stepMaxTokens ?? 384, o.llm.maxOutputTokens);
-    const instruction = stepInstruction(o.task, n, o.maxSteps);
+    const instruction = stepInstruction(o.task, n, o.maxSteps, this.notes.length > 0);
     const reserve =
       stepMaxTokens +
       o.llm.estimateTokens(AGENT_SYSTEM_PROMPT) +
@@ -210,6 +210,27 @@ export class AgentLoop {
         return;
       }
       todo = { action: 'navigate', url: decision.url };
+    }
+    const previous = this.steps[this.steps.length - 1];
+    if (
+      previous &&
+      previous.outcome === 'ok' &&
+      previous.action === action.action &&
+      previous.target === target &&
+      previous.value === value &&
+      previous.url === this.o.browser.url() &&
+      action.action === 'extract'
+    ) {
+      this.log(
+        n,
+        {
+          ...entry,
+          outcome: 'refused',
+          detail: 'same as the previous step: nothing new; use what you have or finish',
+        },
+        started,
+      );
+      return;
     }
     try {
       const detail = await this.o.browser.perform(

@@ -21,9 +21,12 @@ Reply with one JSON object {"step": {...}} holding exactly one action:
 Only use refs that appear in the latest snapshot. Do not repeat an action that failed or changed nothing. Finish as soon as the task is done or clearly cannot be done; the answer states what you found, with the exact values from the page.`;
 
 /** The per-step instruction: the task and the step count (no clock, so equal states give equal prompts). */
-export function stepInstruction(task: string, step: number, maxSteps: number): string {
+export function stepInstruction(task: string, step: number, maxSteps: number, hasNotes = false): string {
   const last = step === maxSteps ? ' This is the last step: finish now with the best answer you have.' : '';
-  return `Task: ${task}\n\nThis is step ${step} of at most ${maxSteps}.${last} Choose the next action.`;
+  const notes = hasNotes
+    ? ' If the text read so far already answers the task, finish now with that answer.'
+    : '';
+  return `Task: ${task}\n\nThis is step ${step} of at most ${maxSteps}.${last}${notes} Choose the next action.`;
 }
 
 export const DATA_SYSTEM_PROMPT = `You turn the outcome of a browsing task into JSON that matches a given schema.

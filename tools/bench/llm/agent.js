@@ -4,7 +4,7 @@
 // page through), in a real Chromium page on 127.0.0.1, one task at a time with the given LLM port.
 // Prints per task: success (the answer checked against the site's facts), steps, wall time, tokens;
 // then the success rate and medians. BENCH_AGENT_MAX_STEPS (default 25) and BENCH_AGENT_TASK_S
-// (default 600) bound each task.
+// (default 600) bound each task; BENCH_AGENT_TASKS=name,name runs some of them.
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 
@@ -14,17 +14,19 @@ const req = (p) => require(path.join(ROOT, p));
 async function benchAgent(llm, say) {
   const { chromium } = require('playwright-core');
   const { runAgent, PageAgentBrowser } = req('libs/agent/dist/index.js');
-  const { startAgentSite, AGENT_TASKS } = req('libs/testing/dist/index.js');
+  const { startAgentSite, AGENT_TASKS } = req('libs/testing/dist/agent-site.js');
   const { defaultChromiumPath } = req('apps/browser-pool/dist/pool/browser-launcher.js');
   const maxSteps = Number(process.env.BENCH_AGENT_MAX_STEPS || 25);
   const taskMs = Number(process.env.BENCH_AGENT_TASK_S || 600) * 1000;
+  const only = (process.env.BENCH_AGENT_TASKS || '').split(',').filter(Boolean);
+  const tasks = only.length ? AGENT_TASKS.filter((t) => only.includes(t.name)) : AGENT_TASKS;
   const site = await startAgentSite();
   const browser = await chromium.launch({ executablePath: defaultChromiumPath() });
   const rows = [];
   say('');
-  say(`agent: ${AGENT_TASKS.length} tasks, at most ${maxSteps} steps and ${taskMs / 1000} s each`);
+  say(`agent: ${tasks.length} tasks, at most ${maxSteps} steps and ${taskMs / 1000} s each`);
   try {
-    for (const task of AGENT_TASKS) {
+    for (const task of tasks) {
       const context = await browser.newContext();
       const page = await context.newPage();
       const t0 = performance.now();

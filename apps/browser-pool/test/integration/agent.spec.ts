@@ -20,7 +20,7 @@ import { defaultChromiumPath } from '../../src/pool/browser-launcher';
 import { startBrowserPool, type PoolHarness } from '../support/pool-harness';
 
 // CPU-bound model steps on a shared 2-core machine: generous budgets, no timing assertions.
-jest.setTimeout(300_000);
+jest.setTimeout(900_000);
 
 describe('agent browser: actions by ref on a real Chromium page', () => {
   let site: AgentSite;
@@ -146,10 +146,10 @@ describe('wds.browser-pool.v1.agent.run with a real model server (SmolLM2: plumb
         jobId: randomUUID(),
         prompt: `Find the part number of the ${AGENT_SITE_FACTS.partItem}.`,
         urls: [`${site.url}/`],
-        timeoutMs: 180_000,
+        timeoutMs: 600_000,
         ...req,
       },
-      { timeoutMs: (req.timeoutMs ?? 180_000) + AGENT_RPC_MARGIN_MS },
+      { timeoutMs: (req.timeoutMs ?? 600_000) + AGENT_RPC_MARGIN_MS },
     );
 
   it('runs the loop within its step limit and reports steps, tokens, browser time and the page', async () => {
