@@ -96,11 +96,15 @@ async function main() {
   }
   const llm = new OpenAiCompatibleLlm(config);
   const only = process.env.BENCH_LLM_ONLY;
-  if (only !== 'agent') await benchFormats(llm, config, server);
-  if (only !== 'formats') await benchAgent(llm, say);
-  if (server) {
-    say(`llama.cpp's own timings (log): see prompt eval / eval lines in ${server.logFile}`);
-    await server.stop();
+  try {
+    if (only !== 'agent') await benchFormats(llm, config, server);
+    if (only !== 'formats') await benchAgent(llm, say);
+  } finally {
+    // A failing section must not leave the model server running (it holds ~2 GB).
+    if (server) {
+      say(`llama.cpp's own timings (log): see prompt eval / eval lines in ${server.logFile}`);
+      await server.stop();
+    }
   }
 }
 
