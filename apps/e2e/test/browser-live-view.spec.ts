@@ -275,4 +275,29 @@ describe('live views of browser sessions through the stack', () => {
     const ended = (listed.body.sessions as { id: string; liveViewUrl: string }[]).find((x) => x.id === s.id);
     expect(ended).toMatchObject({ liveViewUrl: '', interactiveLiveViewUrl: '' });
   }, 120_000);
+
+  it('holds at most 5 viewers per session (429 beyond) and frees a place when one leaves', async () => {
+    const s = await createSession();
+    const sockets: WebSocket[] = [];
+    for (let i = 0; i < 5; i++) {
+      const ws = await openSocket(i % 2 ? s.interactiveLiveViewUrl : s.liveViewUrl);
+      await firstFrame(ws);
+      sockets.push(ws);
+    }
+    await expect(openSocket(s.liveViewUrl)).rejects.toThrow('refused with 429');
+    const gone = new Promise<void>((resolve) => sockets[0].once('close', () => resolve()));
+    sockets[0].close();
+    await gone;
+    // The replica sees the close a moment later: a positive barrier, retried until a place is free.
+    const deadline = Date.now() + 30_000;
+    let sixth: WebSocket | undefined;
+    while (!sixth && Date.now() < deadline) {
+      sixth = await openSocket(s.liveViewUrl).catch(() => undefined);
+      if (!sixth) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(sixth).toBeDefined();
+    await firstFrame(sixth!);
+    for (const ws of [...sockets.slice(1), sixth!]) ws.close();
+    await call('DELETE', `/v2/browser/${s.id}`);
+  }, 120_000);
 });

@@ -105,6 +105,7 @@ export class LiveViews {
       const s = this.settings;
       const interval = 1000 / s.maxFps;
       let lastFrame = 0;
+      let framed = false;
       session.on('Page.screencastFrame', (frame: ScreencastFrame) => {
         const now = Date.now();
         const wait = Math.max(0, lastFrame + interval - now);
@@ -113,6 +114,7 @@ export class LiveViews {
           void session.send('Page.screencastFrameAck', { sessionId: frame.sessionId }).catch(() => undefined);
         }, wait);
         if (ws.readyState !== WebSocket.OPEN || ws.bufferedAmount > MAX_BUFFERED_BYTES) return;
+        framed = true;
         ws.send(
           JSON.stringify({
             type: 'frame',
@@ -130,6 +132,22 @@ export class LiveViews {
         maxHeight: s.maxHeight,
         everyNthFrame: 1,
       });
+      // Chromium sends screencast frames on repaints only: a viewer joining a still page would wait
+      // for the next change, so it gets a screenshot first (unless a frame came meanwhile).
+      const [shot, metrics] = await Promise.all([
+        session.send('Page.captureScreenshot', { format: 'jpeg', quality: s.quality }),
+        session.send('Page.getLayoutMetrics'),
+      ]);
+      if (!framed && ws.readyState === WebSocket.OPEN) {
+        ws.send(
+          JSON.stringify({
+            type: 'frame',
+            data: shot.data,
+            width: metrics.cssLayoutViewport.clientWidth,
+            height: metrics.cssLayoutViewport.clientHeight,
+          }),
+        );
+      }
     } catch {
       end();
     }
