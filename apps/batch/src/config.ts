@@ -21,6 +21,8 @@ export const BatchConfig = CommonEnv.extend({
   WDS_BATCH_RECONCILE_MS: envInt({ min: 1000 }).default(60_000),
   /** A batch without progress this long fails with the reason in its errors. */
   WDS_BATCH_STALL_FAIL_MS: envInt({ min: 1000 }).default(1_800_000),
+  /** Longest run of an agent job's browser agent (maxCredits may cut it shorter). */
+  WDS_AGENT_TIMEOUT_MS: envInt({ min: 10_000, max: 1_800_000 }).default(300_000),
   /** Page events: `webhook` (only those a job's webhook wants; they carry documents) or `all`. */
   WDS_JOB_PAGE_EVENTS: jobPageEventsEnv(),
 });

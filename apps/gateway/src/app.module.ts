@@ -3,6 +3,7 @@ import { AdminModule } from './admin/admin.module';
 import { ArtifactsModule } from './artifacts/artifacts.module';
 import { AuthModule } from './auth/auth.module';
 import { BatchModule } from './batch/batch.module';
+import { ExtractModule } from './extract/extract.module';
 import { BrowserModule } from './browser/browser.module';
 import { BootstrapModule } from './bootstrap/bootstrap.module';
 import { CrawlModule } from './crawl/crawl.module';
@@ -29,6 +30,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     ArtifactsModule,
     CrawlModule,
     BatchModule,
+    ExtractModule,
     TeamModule,
     BrowserModule,
     WebhooksModule,

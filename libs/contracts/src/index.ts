@@ -5,6 +5,7 @@ export * from './api/artifacts';
 export * from './api/scrape';
 export * from './api/crawl';
 export * from './api/batch';
+export * from './api/extract';
 export * from './api/map';
 export * from './api/webhooks';
 export * from './api/webhook-deliveries';

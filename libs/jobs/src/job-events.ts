@@ -112,6 +112,9 @@ export class JobEvents {
     webhookId: string,
     body: { success: boolean; data: Document[]; error?: string },
   ): Promise<void> {
+    // Jobs of another kind run by the same service (the batch service's extract and agent jobs)
+    // have no webhook events.
+    if (job.kind !== this.jobKind) return;
     const webhook = this.webhookOf(job);
     const event: JobEventInput = {
       ...body,

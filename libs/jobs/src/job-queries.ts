@@ -157,7 +157,8 @@ export class JobQueries {
   /** The job if it belongs to the team: unknown or expired → 404, another team's → 403. */
   private async owned(teamId: string, jobId: string): Promise<JobRow> {
     const job = await this.store.get(jobId);
-    if (!job || job.expiresAt.getTime() < Date.now()) {
+    // A job of another kind in the same tables (the batch service's extract jobs) is not one of these.
+    if (!job || job.kind !== this.opts.kind || job.expiresAt.getTime() < Date.now()) {
       throw new ServiceError(ErrorCode.NOT_FOUND, 'Job not found');
     }
     if (job.teamId !== teamId)

@@ -46,7 +46,35 @@ export interface PageJobHooks {
     job: JobRow,
     task: PageTask,
     document: Document,
+    reply: PageCost,
   ): { document: Document; discovered?: PageCandidate[]; blocked?: string[] };
+  /** The activity endpoint the job's credits and tokens are booked under (default: the runner's). */
+  endpoint?(job: JobRow): ActivityEndpoint | undefined;
+  /** Credits a scraped page costs (default: what the scraper charged). */
+  charge?(job: JobRow, reply: PageCost): number;
+  /**
+   * Work that replaces the scrape for this job's task (an agent job's single task), or undefined
+   * to scrape. It gets the same credit hold, charge-once key, retries and finish as a page.
+   */
+  work?(job: JobRow, task: PageTask): PageWork | undefined;
+}
+
+/** What a scrape or a job's own work cost. */
+export interface PageCost {
+  creditsUsed: number;
+  tokensUsed?: number;
+}
+
+/** A job's own work for one task (see PageJobHooks.work). */
+export interface PageWork {
+  /** Credits held before it runs (the team must have them). */
+  estimate: number;
+  /**
+   * Runs the work: the document to store and its cost. Throw a ServiceError whose code is
+   * SERVICE_UNAVAILABLE or INTERNAL to retry the task; any other ends the page as failed (with
+   * `details.creditsUsed` charged when the work cost something before failing).
+   */
+  run(): Promise<{ document: Document; creditsUsed: number }>;
 }
 
 export interface PageRunnerOptions {
@@ -145,6 +173,11 @@ export class PageRunner {
     // billing outage shorter than that delay costs no page.
     const lastAttempt = deliveryCount >= this.opts.consumer.maxDeliver && task.republished === true;
     const holdKey = `${this.opts.jobKind}:${job.id}:${createHash('sha1').update(urlKey).digest('base64url')}`;
+    const work = this.opts.hooks.work?.(job, task);
+    if (work) {
+      await this.runWork(job, task, urlKey, holdKey, work, lastAttempt);
+      return;
+    }
     const parsed = this.options(job, task);
     if (!parsed.success) {
       await this.finish(job, task, urlKey, {
@@ -183,7 +216,7 @@ export class PageRunner {
         jobId: randomUUID(),
         options,
         zeroDataRetention: job.zeroDataRetention,
-        usage: { endpoint: this.opts.endpoint, apiKey: null },
+        usage: { endpoint: this.endpointOf(job), apiKey: null },
       });
       document = await this.scraper.document(job.teamId, reply);
     } catch (err) {
@@ -193,13 +226,61 @@ export class PageRunner {
         throw err;
       }
       const owed = creditsOwedByFailure(err);
-      const charged = owed > 0 ? await this.settle(hold, holdKey, owed) : (this.credits.release(hold), 0);
+      const charged = owed > 0 ? await this.settle(hold, holdKey, owed, job) : (this.credits.release(hold), 0);
       await this.finish(job, task, urlKey, { ok: false, error: describe(err), code, credits: charged });
       return;
     }
-    const charged = await this.settle(hold, holdKey, reply.creditsUsed);
-    const after = this.opts.hooks.afterScrape(job, task, document);
+    const cost: PageCost = {
+      creditsUsed: reply.creditsUsed,
+      ...(reply.tokensUsed !== undefined ? { tokensUsed: reply.tokensUsed } : {}),
+    };
+    const owed = this.opts.hooks.charge?.(job, cost) ?? reply.creditsUsed;
+    const charged = await this.settle(hold, holdKey, owed, job);
+    const after = this.opts.hooks.afterScrape(job, task, document, { ...cost, creditsUsed: charged });
     await this.finish(job, task, urlKey, { ok: true, document: after.document, credits: charged }, after);
+  }
+
+  /** A job's own work in place of a scrape: same hold, charge-once key, retries and finish. */
+  private async runWork(
+    job: JobRow,
+    task: PageTask,
+    urlKey: string,
+    holdKey: string,
+    work: PageWork,
+    lastAttempt: boolean,
+  ): Promise<void> {
+    let hold: CreditHold;
+    try {
+      hold = await this.credits.hold(job.teamId, Math.max(1, work.estimate));
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === ErrorCode.INSUFFICIENT_CREDITS) {
+        await this.failJob(job, 'Insufficient credits to continue the job');
+        return;
+      }
+      if (!lastAttempt) throw err;
+      await this.finish(job, task, urlKey, { ok: false, error: describe(err), code: codeOf(err), credits: 0 });
+      return;
+    }
+    let result: { document: Document; creditsUsed: number };
+    try {
+      result = await work.run();
+    } catch (err) {
+      const code = codeOf(err);
+      if (TRANSIENT.has(code) && !lastAttempt) {
+        this.credits.release(hold);
+        throw err;
+      }
+      const owed = creditsOwedByFailure(err);
+      const charged = owed > 0 ? await this.settle(hold, holdKey, owed, job) : (this.credits.release(hold), 0);
+      await this.finish(job, task, urlKey, { ok: false, error: describe(err), code, credits: charged });
+      return;
+    }
+    const charged = await this.settle(hold, holdKey, result.creditsUsed, job);
+    await this.finish(job, task, urlKey, { ok: true, document: result.document, credits: charged });
+  }
+
+  private endpointOf(job: JobRow): ActivityEndpoint {
+    return this.opts.hooks.endpoint?.(job) ?? this.opts.endpoint;
   }
 
   private async finish(
@@ -308,8 +389,8 @@ export class PageRunner {
    * Puts the page's cost on record at billing before the page is marked done: a crash after this
    * redelivers the page, whose usage key billing has already seen, so it is charged exactly once.
    */
-  private async settle(hold: CreditHold, key: string, actual: number): Promise<number> {
-    await this.credits.settleRecorded(hold, actual, { key, endpoint: this.opts.endpoint });
+  private async settle(hold: CreditHold, key: string, actual: number, job: JobRow): Promise<number> {
+    await this.credits.settleRecorded(hold, actual, { key, endpoint: this.endpointOf(job) });
     return actual;
   }
 }

@@ -1,20 +1,24 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { BATCH_CONSUMERS, BATCH_RPC, BATCH_WORK } from '@wds/contracts';
+import { BATCH_CONSUMERS, BATCH_RPC, BATCH_WORK, EXTRACT_RPC } from '@wds/contracts';
 import { Database } from '@wds/database';
 import { JobQueries, JobRuntime, type JobRow } from '@wds/jobs';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { BatchConfig } from '../config';
+import { AgentJobs } from '../extract/agent-jobs';
+import { CreateExtractUseCase } from '../extract/create-extract.usecase';
+import { AGENT_KIND, EXTRACT_KIND, JobKindHooks } from '../extract/job-kind.hooks';
+import { ReadExtractUseCase } from '../extract/read-extract.usecase';
 import { BatchPageHooks } from './batch-page.hooks';
 import { CreateBatchUseCase } from './create-batch.usecase';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-/** Why a batch whose creation was cut short is failed rather than re-seeded. */
-const CREATION_INTERRUPTED =
-  'The batch was not fully created (its creation was interrupted before the URLs were recorded); start it again';
+/** Why a job whose creation was cut short is failed rather than re-seeded. */
+const creationInterrupted = (kind: string) =>
+  `The ${kind === 'batch' ? 'batch' : `${kind} job`} was not fully created (its creation was interrupted before the URLs were recorded); start it again`;
 
 /**
  * The batch service's runtime: the job machinery (store, events, page runner, watchdog, team
@@ -22,13 +26,15 @@ const CREATION_INTERRUPTED =
  * of the WDS transport, ADR 0001) and the job queries (status, errors, cancel, ...) the module's
  * `jobQueriesController` serves. Shutdown: the transport stops the page
  * consumer first (its in-flight tasks finish), then this stops the watchdog and hands unused
- * credits back.
+ * credits back. Extract and agent jobs run on the same page pipeline as job kinds of their own
+ * (src/extract, ADR 0022); their RPCs are served here with Messaging.serve.
  */
 @Injectable()
 export class BatchService implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly jobs: JobRuntime;
   readonly create: CreateBatchUseCase;
   readonly queries: JobQueries;
+  private readonly agents: AgentJobs;
 
   constructor(
     private readonly messaging: Messaging,
@@ -36,6 +42,7 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(APP_CONFIG) private readonly config: BatchConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
+    this.agents = new AgentJobs(messaging, logger, config);
     this.jobs = new JobRuntime(messaging, database, logger, {
       schema: 'batch',
       runner: {
@@ -45,7 +52,7 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
         consumer: { ...BATCH_CONSUMERS.page, ackWaitMs: config.WDS_BATCH_ACK_WAIT_MS },
         concurrency: config.WDS_BATCH_WORKER_CONCURRENCY,
         delivery: 'transport',
-        hooks: new BatchPageHooks(),
+        hooks: new JobKindHooks(new BatchPageHooks(), this.agents),
       },
       pageEvents: config.WDS_JOB_PAGE_EVENTS,
       watchdog: {
@@ -66,6 +73,16 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    const { store, events, dispatcher } = this.jobs;
+    const retentionMs = this.config.WDS_BATCH_RETENTION_HOURS * HOUR;
+    const createExtract = new CreateExtractUseCase(this.messaging, store, dispatcher, retentionMs);
+    const read = new ReadExtractUseCase(store);
+    this.messaging.serve(EXTRACT_RPC.create, (req) => createExtract.execute(req));
+    this.messaging.serve(EXTRACT_RPC.status, (req) => read.execute(req));
+    this.agents.serve({ store, dispatcher, read, retentionMs });
+    // Team wake-ups of the other job kinds reach this service too (their pages are batch tasks).
+    for (const kind of [EXTRACT_KIND, AGENT_KIND])
+      this.jobs.teamWake.serve(kind, { store, dispatcher, events });
     await this.jobs.start();
   }
 
@@ -75,7 +92,7 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   private async failUnseeded(job: JobRow, runtime: JobRuntime): Promise<void> {
-    if (await runtime.store.end(job.id, 'failed', CREATION_INTERRUPTED)) {
+    if (await runtime.store.end(job.id, 'failed', creationInterrupted(job.kind))) {
       this.logger.warn({ jobId: job.id }, 'batch failed: creation interrupted');
       await runtime.events.lifecycle(job, 'failed');
     }

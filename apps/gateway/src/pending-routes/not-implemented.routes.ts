@@ -1,4 +1,4 @@
-import { JobIdParams, OPERATIONS, type HttpMethod } from '@wds/contracts';
+import { OPERATIONS, type HttpMethod } from '@wds/contracts';
 import type { z } from 'zod';
 
 export interface PendingRoute {
@@ -18,11 +18,8 @@ export interface PendingRoute {
  */
 export const NOT_YET_IMPLEMENTED_OPERATIONS: readonly string[] = [];
 
-/** Endpoints named by api-v2.md (activity retrieval of agent jobs) whose shapes it does not show. */
-const EXTRA_PENDING_ROUTES: readonly PendingRoute[] = [
-  { method: 'post', path: '/v2/extract' },
-  { method: 'get', path: '/v2/extract/{id}', pathParams: JobIdParams },
-];
+/** Routes outside the OpenAPI operations that are not implemented yet. */
+const EXTRA_PENDING_ROUTES: readonly PendingRoute[] = [];
 
 export function pendingRoutes(): PendingRoute[] {
   const routes = NOT_YET_IMPLEMENTED_OPERATIONS.map((id): PendingRoute => {

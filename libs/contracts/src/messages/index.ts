@@ -20,6 +20,7 @@ export * from './jobs';
 export * from './crawl';
 export * from './browser-render';
 export * from './batch';
+export * from './extract';
 export * from './activity';
 export * from './team-usage';
 export * from './browser-session';

@@ -2,6 +2,7 @@
 export * from '../api/scrape';
 export * from '../api/crawl';
 export * from '../api/batch';
+export * from '../api/extract';
 export * from '../api/map';
 export * from '../api/browser';
 export * from '../api/interact';

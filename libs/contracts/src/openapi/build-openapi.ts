@@ -45,6 +45,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   415: 'Request body is not application/json (UNSUPPORTED_MEDIA_TYPE)',
   429: 'Rate or concurrency limit; see Retry-After',
   500: 'Internal error',
+  501: 'Feature not available in this build (NOT_IMPLEMENTED)',
   502: 'Upstream (browser, AI agent, target) failed',
   503: 'Feature not configured or service unavailable',
   504: 'Upstream (e.g. the model server) did not answer in time (UPSTREAM_TIMEOUT)',

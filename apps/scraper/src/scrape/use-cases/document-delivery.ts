@@ -15,6 +15,8 @@ export interface DeliveryInput {
   url: string;
   document: Document;
   creditsUsed: number;
+  /** LLM tokens of the page's formats, handed back in the reply (extract jobs bill by them). */
+  tokensUsed?: number;
   cacheHit: boolean;
   proxyUsed?: 'basic' | 'enhanced';
   statusCode?: number;
@@ -67,7 +69,11 @@ export class DocumentDelivery {
       retainMs: input.zeroDataRetention ? this.settings.transientMs : this.settings.retentionMs,
       activity: input.activity,
     });
-    const base = { creditsUsed: input.creditsUsed, cacheHit: input.cacheHit };
+    const base = {
+      creditsUsed: input.creditsUsed,
+      cacheHit: input.cacheHit,
+      ...(input.tokensUsed ? { tokensUsed: input.tokensUsed } : {}),
+    };
     if (inline) return { ...base, document: input.document };
     return {
       ...base,
@@ -86,7 +92,12 @@ export class DocumentDelivery {
    */
   async deliverShared(input: SharedDeliveryInput): Promise<DeliveredResult> {
     await this.recordShared(input);
-    return { creditsUsed: input.creditsUsed, cacheHit: input.cacheHit, document: input.document };
+    return {
+      creditsUsed: input.creditsUsed,
+      cacheHit: input.cacheHit,
+      ...(input.tokensUsed ? { tokensUsed: input.tokensUsed } : {}),
+      document: input.document,
+    };
   }
 
   /**

@@ -169,6 +169,7 @@ export class RunScrapeUseCase {
         })
       : undefined;
     const credits = freshScrapeCost(built.content, page.proxyUsed) + (extras?.credits ?? 0);
+    const tokensUsed = tokensOf(extras);
     const cached = mayStore(run.policy, page.status, !!outcome.rendered?.screenshot)
       ? await this.storeInCache(run, built, fetchedAt)
       : undefined;
@@ -205,6 +206,7 @@ export class RunScrapeUseCase {
       url: o.url,
       document,
       creditsUsed: credits,
+      tokensUsed,
       cacheHit: false,
       proxyUsed: page.proxyUsed,
       statusCode: page.status,
@@ -305,6 +307,7 @@ export class RunScrapeUseCase {
         })
       : undefined;
     const credits = contentCredits + (extras?.credits ?? 0);
+    const tokensUsed = tokensOf(extras);
     const patch = cacheHitMetadata(cmd.jobId, entry.fetchedAt.getTime(), credits);
     const warning = joinWarnings(cached.warning, ...(extras?.warnings ?? []));
     const document: Document = withRequestedFormats(cmd.options, {
@@ -323,6 +326,7 @@ export class RunScrapeUseCase {
         gz: entry.documentGz,
         metadataPatch: patch,
         creditsUsed: credits,
+        tokensUsed,
         cacheHit: true,
         statusCode: document.metadata?.statusCode,
         activity,
@@ -335,6 +339,7 @@ export class RunScrapeUseCase {
       url: cmd.options.url,
       document,
       creditsUsed: credits,
+      tokensUsed,
       cacheHit: true,
       statusCode: document.metadata?.statusCode,
       zeroDataRetention: zdr,
@@ -357,4 +362,9 @@ export class RunScrapeUseCase {
       activity,
     });
   }
+}
+
+/** Tokens the page's LLM formats spent (what the provider reported, else the port's estimate). */
+function tokensOf(extras: { tokens: readonly { usage: { totalTokens: number } }[] } | undefined): number {
+  return (extras?.tokens ?? []).reduce((sum, t) => sum + Math.max(0, Math.round(t.usage.totalTokens)), 0);
 }

@@ -48,6 +48,8 @@ export const ScrapeRunReply = z
   .object({
     ...documentOrRefShape,
     creditsUsed: z.number().min(0),
+    /** LLM tokens the page's formats spent (provider-reported, else estimated); absent when none ran. */
+    tokensUsed: z.int().min(0).optional(),
     cacheHit: z.boolean().optional(),
     cached: ScrapeCacheEntryRef.optional(),
   })

@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import {
+  AGENT_MAX_CREDITS_DEFAULT,
+  AgentRequest,
+  ErrorCode,
+  EXTRACT_RPC,
+  ExtractRequest,
+  JobIdParams,
+  ScrapeOptions,
+  ServiceError,
+  type AgentCancelResponse,
+  type AgentCreateResponse,
+  type AgentStatusResponse,
+  type ExtractCreateResponse,
+  type ExtractJobReply,
+  type ExtractStatusResponse,
+} from '@wds/contracts';
+import { Messaging } from '@wds/messaging';
+import type { AuthenticatedTeam } from '../auth/authenticated-team';
+import { RecordCallActivity } from '../credits/call-activity';
+import { CreditsService } from '../credits/credits.service';
+import { validate } from '../http/validate';
+
+/** Expanding URL globs runs a map of the site first. */
+const CREATE_TIMEOUT_MS = 120_000;
+/** Agent steps by `effort` (the default is the loop's maximum). */
+const STEPS_BY_EFFORT = { low: 10, medium: 18, high: 25 } as const;
+
+/**
+ * Whether this build runs agent jobs: the browser pool's agent RPC is not part of it yet, so
+ * POST /v2/agent answers 501 rather than starting jobs that can only fail.
+ */
+export const AGENT_JOBS_AVAILABLE = false;
+const AGENT_NOT_AVAILABLE =
+  'Agent jobs are not available in this build: the browser agent (browser pool) is not part of it yet';
+
+/** POST/GET /v2/extract and /v2/agent: validation and authorisation here, the jobs in the batch service. */
+@Injectable()
+export class ExtractUseCases {
+  constructor(
+    private readonly messaging: Messaging,
+    private readonly credits: CreditsService,
+    private readonly activity: RecordCallActivity,
+  ) {}
+
+  async createExtract(team: AuthenticatedTeam, body: unknown): Promise<ExtractCreateResponse> {
+    const request = validate(ExtractRequest, body, 'body');
+    await this.requireCredits(team, 'an extract job');
+    const createdAt = Date.now();
+    const { id } = await this.messaging.request(
+      EXTRACT_RPC.create,
+      {
+        jobId: randomUUID(),
+        teamId: team.teamId,
+        urls: request.urls,
+        ...(request.prompt ? { prompt: request.prompt } : {}),
+        ...(request.systemPrompt ? { systemPrompt: request.systemPrompt } : {}),
+        ...(request.schema ? { schema: request.schema } : {}),
+        showSources: request.showSources,
+        limit: request.limit,
+        includeSubdomains: request.includeSubdomains,
+        ignoreSitemap: request.ignoreSitemap,
+        scrapeOptions: request.scrapeOptions ?? ScrapeOptions.parse({}),
+        ...(request.timeout !== undefined ? { pageTimeoutMs: request.timeout } : {}),
+        teamConcurrency: team.limits.maxConcurrency,
+        apiKey: team.keyPrefix,
+      },
+      { timeoutMs: CREATE_TIMEOUT_MS },
+    );
+    await this.activity.execute({ team, endpoint: 'extract', id, target: request.urls[0] ?? null, createdAt });
+    return {
+      success: true,
+      id,
+      urlTrace: [],
+      ...(request.invalidURLs.length > 0 ? { invalidURLs: request.invalidURLs } : {}),
+    };
+  }
+
+  /** GET /v2/extract/{id}: an extract job, or an agent job (api-v2's activity table reads them here). */
+  async extractStatus(team: AuthenticatedTeam, params: unknown): Promise<ExtractStatusResponse> {
+    const r = await this.read(team, params);
+    return {
+      success: r.status !== 'failed',
+      status: r.status,
+      data: r.data ?? [],
+      ...(r.error ? { error: r.error } : {}),
+      ...(r.warning ? { warning: r.warning } : {}),
+      expiresAt: r.expiresAt,
+      ...(r.sources ? { sources: r.sources } : {}),
+      tokensUsed: r.tokensUsed,
+      creditsUsed: r.creditsUsed,
+    };
+  }
+
+  async createAgent(team: AuthenticatedTeam, body: unknown): Promise<AgentCreateResponse> {
+    const request = validate(AgentRequest, body, 'body');
+    if (!AGENT_JOBS_AVAILABLE) throw new ServiceError(ErrorCode.NOT_IMPLEMENTED, AGENT_NOT_AVAILABLE);
+    if (request.zeroDataRetention && !team.zeroDataRetentionEnabled) {
+      throw new ServiceError(
+        ErrorCode.FORBIDDEN,
+        'Zero data retention is not enabled for this team; contact support to enable it',
+      );
+    }
+    await this.requireCredits(team, 'an agent job');
+    const createdAt = Date.now();
+    const { id } = await this.messaging.request(EXTRACT_RPC.agentCreate, {
+      jobId: randomUUID(),
+      teamId: team.teamId,
+      prompt: request.prompt,
+      urls: request.urls ?? [],
+      ...(request.schema ? { schema: request.schema } : {}),
+      maxCredits: request.maxCredits ?? AGENT_MAX_CREDITS_DEFAULT,
+      maxSteps: STEPS_BY_EFFORT[request.effort ?? 'high'],
+      zeroDataRetention: request.zeroDataRetention ?? false,
+      teamConcurrency: team.limits.maxConcurrency,
+      apiKey: team.keyPrefix,
+    });
+    await this.activity.execute({
+      team,
+      endpoint: 'agent',
+      id,
+      target: request.zeroDataRetention ? null : (request.urls?.[0] ?? null),
+      createdAt,
+    });
+    return { success: true, id };
+  }
+
+  async agentStatus(team: AuthenticatedTeam, params: unknown): Promise<AgentStatusResponse> {
+    const r = await this.read(team, params);
+    if (r.kind !== 'agent') throw new ServiceError(ErrorCode.NOT_FOUND, 'Agent job not found');
+    return {
+      success: true,
+      // Never `cancelled` (firecrawl-py refuses it): the batch service reads a cancelled job as failed.
+      status: r.status === 'cancelled' ? 'failed' : r.status,
+      ...(r.status === 'completed' ? { data: r.data } : {}),
+      ...(r.error ? { error: r.error } : {}),
+      ...(r.stopReason ? { stopReason: r.stopReason } : {}),
+      expiresAt: r.expiresAt,
+      creditsUsed: r.creditsUsed,
+      tokensUsed: r.tokensUsed,
+      ...(r.steps ? { steps: r.steps } : {}),
+      ...(r.finalUrl ? { finalUrl: r.finalUrl } : {}),
+    };
+  }
+
+  async cancelAgent(team: AuthenticatedTeam, params: unknown): Promise<AgentCancelResponse> {
+    const { id } = validate(JobIdParams, params, 'path');
+    await this.messaging.request(EXTRACT_RPC.agentCancel, { teamId: team.teamId, jobId: id });
+    return { success: true };
+  }
+
+  private async read(team: AuthenticatedTeam, params: unknown): Promise<ExtractJobReply> {
+    const { id } = validate(JobIdParams, params, 'path');
+    return this.messaging.request(EXTRACT_RPC.status, { teamId: team.teamId, jobId: id });
+  }
+
+  private async requireCredits(team: AuthenticatedTeam, what: string): Promise<void> {
+    if ((await this.credits.balance(team.teamId)) < 1) {
+      throw new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, `Insufficient credits to start ${what}`);
+    }
+  }
+}

@@ -1,0 +1,2 @@
+export * from './extract';
+export * from './agent';

@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { EXTRACT_MAX_URLS, EXTRACT_PAGE_LIMIT_MAX, ExtractStatus, JOB_PROMPT_MAX } from '../../api/extract/extract';
+import { JsonSchemaObject } from '../../api/scrape/formats';
+import { ScrapeOptions } from '../../api/scrape/scrape-request';
+import { defineRpc } from '../define';
+import { JobRef } from '../jobs';
+
+/*
+ * Extract and agent jobs, run by the batch service on the page-job machinery (@wds/jobs).
+ * NEVER rename a shipped subject: bump the version.
+ */
+
+/**
+ * Creates an extract job: URL globs are expanded through map (at most `limit` pages in all), then
+ * every page is scraped with the `json` format and the answers merged when the job is read. The id
+ * comes from the gateway, so a retried create is the same job.
+ * Errors: BAD_REQUEST (no page left to read, e.g. a glob that matched nothing).
+ */
+export const ExtractCreateRequest = z.object({
+  jobId: z.uuid(),
+  teamId: z.string().min(1),
+  /** Valid, scheme-completed URLs; those with `*` are globs. */
+  urls: z.array(z.string().min(1).max(2048)).min(1).max(EXTRACT_MAX_URLS),
+  prompt: z.string().min(1).max(JOB_PROMPT_MAX).optional(),
+  systemPrompt: z.string().max(JOB_PROMPT_MAX).optional(),
+  schema: JsonSchemaObject.optional(),
+  showSources: z.boolean().default(false),
+  limit: z.int().min(1).max(EXTRACT_PAGE_LIMIT_MAX),
+  includeSubdomains: z.boolean().default(true),
+  ignoreSitemap: z.boolean().default(false),
+  /** How pages are fetched (re-parsing the validated options is idempotent); formats are replaced. */
+  scrapeOptions: ScrapeOptions,
+  /** Deadline of each page's scrape and extraction (the public `timeout`); default 300 s. */
+  pageTimeoutMs: z.int().min(1000).max(300_000).optional(),
+  /** The team's concurrency limit: the job's pages run at most this many at once. */
+  teamConcurrency: z.int().min(1),
+  /** Lookup prefix of the API key, for the token usage of the pages (null without one). */
+  apiKey: z.string().min(1).max(64).nullable().default(null),
+});
+export type ExtractCreateRequest = z.output<typeof ExtractCreateRequest>;
+export type ExtractCreateRequestInput = z.input<typeof ExtractCreateRequest>;
+
+export const ExtractCreateReply = z.object({ id: z.uuid(), pages: z.int().min(1) });
+export type ExtractCreateReply = z.output<typeof ExtractCreateReply>;
+
+/** Creates an agent job: one task that runs the browser agent (browser-pool) from the prompt. */
+export const AgentCreateRequest = z.object({
+  jobId: z.uuid(),
+  teamId: z.string().min(1),
+  prompt: z.string().min(1).max(JOB_PROMPT_MAX),
+  urls: z.array(z.string().min(1).max(2048)).max(EXTRACT_MAX_URLS).default([]),
+  schema: JsonSchemaObject.optional(),
+  /** The job's cost never exceeds this. */
+  maxCredits: z.int().min(1),
+  maxSteps: z.int().min(1).max(25),
+  zeroDataRetention: z.boolean().default(false),
+  teamConcurrency: z.int().min(1),
+  apiKey: z.string().min(1).max(64).nullable().default(null),
+});
+export type AgentCreateRequest = z.output<typeof AgentCreateRequest>;
+export type AgentCreateRequestInput = z.input<typeof AgentCreateRequest>;
+
+export const AgentCreateReply = z.object({ id: z.uuid() });
+export type AgentCreateReply = z.output<typeof AgentCreateReply>;
+
+export const AgentJobStep = z.object({
+  action: z.string(),
+  target: z.string().optional(),
+  outcome: z.string().optional(),
+});
+export type AgentJobStep = z.output<typeof AgentJobStep>;
+
+/** The state of an extract or agent job (the gateway shapes it for its endpoint). */
+export const ExtractJobReply = z.object({
+  kind: z.enum(['extract', 'agent']),
+  status: ExtractStatus,
+  /** Extract: the merged object once completed. Agent: the answer (`data`, else the text output). */
+  data: z.unknown().optional(),
+  error: z.string().optional(),
+  warning: z.string().optional(),
+  sources: z.record(z.string(), z.array(z.string())).optional(),
+  expiresAt: z.string(),
+  tokensUsed: z.int().min(0),
+  creditsUsed: z.int().min(0),
+  /** Agent: the step log, why the loop stopped, the page it ended on. */
+  steps: z.array(AgentJobStep).optional(),
+  stopReason: z.string().optional(),
+  finalUrl: z.string().optional(),
+});
+export type ExtractJobReply = z.output<typeof ExtractJobReply>;
+
+export const ExtractCancelReply = z.object({ status: ExtractStatus });
+export type ExtractCancelReply = z.output<typeof ExtractCancelReply>;
+
+const BATCH = 'batch' as const;
+
+export const EXTRACT_RPC = {
+  create: defineRpc('wds.batch.v1.extract.create', BATCH, ExtractCreateRequest, ExtractCreateReply),
+  /** An extract or an agent job: NOT_FOUND (unknown, expired), FORBIDDEN (another team's). */
+  status: defineRpc('wds.batch.v1.extract.status', BATCH, JobRef, ExtractJobReply),
+  agentCreate: defineRpc('wds.batch.v1.agent.create', BATCH, AgentCreateRequest, AgentCreateReply),
+  /** Cancels an agent job (a no-op once it ended). */
+  agentCancel: defineRpc('wds.batch.v1.agent.cancel', BATCH, JobRef, ExtractCancelReply),
+} as const;
