@@ -226,7 +226,8 @@ export class PageRunner {
         throw err;
       }
       const owed = creditsOwedByFailure(err);
-      const charged = owed > 0 ? await this.settle(hold, holdKey, owed, job) : (this.credits.release(hold), 0);
+      const charged =
+        owed > 0 ? await this.settle(hold, holdKey, owed, job) : (this.credits.release(hold), 0);
       await this.finish(job, task, urlKey, { ok: false, error: describe(err), code, credits: charged });
       return;
     }
@@ -258,7 +259,12 @@ export class PageRunner {
         return;
       }
       if (!lastAttempt) throw err;
-      await this.finish(job, task, urlKey, { ok: false, error: describe(err), code: codeOf(err), credits: 0 });
+      await this.finish(job, task, urlKey, {
+        ok: false,
+        error: describe(err),
+        code: codeOf(err),
+        credits: 0,
+      });
       return;
     }
     let result: { document: Document; creditsUsed: number };
@@ -271,7 +277,8 @@ export class PageRunner {
         throw err;
       }
       const owed = creditsOwedByFailure(err);
-      const charged = owed > 0 ? await this.settle(hold, holdKey, owed, job) : (this.credits.release(hold), 0);
+      const charged =
+        owed > 0 ? await this.settle(hold, holdKey, owed, job) : (this.credits.release(hold), 0);
       await this.finish(job, task, urlKey, { ok: false, error: describe(err), code, credits: charged });
       return;
     }

@@ -1,8 +1,8 @@
 import {
+  CREDIT_PRICES,
   ErrorCode,
   EXTRACT_RPC,
   ServiceError,
-  TOKENS_PER_CREDIT,
   type AgentCreateReply,
   type AgentCreateRequest,
   type Document,
@@ -22,8 +22,8 @@ import { agentRunner, type AgentRunner } from './agent-runner';
 
 /** The agent job's single task (its page key). */
 const AGENT_TASK_KEY = 'agent';
-/** Browser time of an agent job costs what a prompt-driven interact session does (per minute). */
-export const AGENT_BROWSER_CREDITS_PER_MINUTE = 7;
+const TOKENS_PER_CREDIT = CREDIT_PRICES.tokensPerCredit;
+const AGENT_BROWSER_CREDITS_PER_MINUTE = CREDIT_PRICES.agentBrowserPerMinute;
 /** Credits held while the agent runs (the charge is settled from the run's cost). */
 const AGENT_HOLD_CREDITS = 20;
 
@@ -165,9 +165,13 @@ export class AgentJobs implements AgentWorkFactory {
     };
     if (reply.status !== 'completed' || (o.schema && reply.data === undefined)) {
       // The page is failed with the reason; its record is kept in the error for the status answer.
-      throw new ServiceError(ErrorCode.UPSTREAM_FAILED, agentFailure(reply.status, reply.output, !!o.schema), {
-        creditsUsed,
-      });
+      throw new ServiceError(
+        ErrorCode.UPSTREAM_FAILED,
+        agentFailure(reply.status, reply.output, !!o.schema),
+        {
+          creditsUsed,
+        },
+      );
     }
     return { document: record as unknown as Document, creditsUsed };
   }

@@ -32,9 +32,15 @@ export function extractReply(
     creditsUsed: Math.max(0, Math.round(job.creditsUsed)),
   };
   if (job.status === 'scraping') return { ...base, status: 'processing', data: [] };
-  if (job.status === 'cancelled') return { ...base, status: 'cancelled', data: [], error: 'The extract job was cancelled' };
+  if (job.status === 'cancelled')
+    return { ...base, status: 'cancelled', data: [], error: 'The extract job was cancelled' };
   if (job.status === 'failed') {
-    return { ...base, status: 'failed', data: [], error: job.error ?? describeFailures(failures) ?? 'The extract job failed' };
+    return {
+      ...base,
+      status: 'failed',
+      data: [],
+      error: job.error ?? describeFailures(failures) ?? 'The extract job failed',
+    };
   }
   const answered = pages.filter((p) => p.json !== undefined);
   if (answered.length === 0) {
@@ -49,7 +55,9 @@ export function extractReply(
     options.schema,
   );
   const warnings = [
-    ...(failures.length > 0 ? [`${failures.length} page(s) could not be read: ${describeFailures(failures)}`] : []),
+    ...(failures.length > 0
+      ? [`${failures.length} page(s) could not be read: ${describeFailures(failures)}`]
+      : []),
     ...(pages.length > answered.length
       ? [`${pages.length - answered.length} page(s) gave no valid answer and were left out`]
       : []),

@@ -1,4 +1,10 @@
-import { TOKENS_PER_CREDIT, type ActivityEndpoint, type Document, type PageTask, type ScrapeRequestInput } from '@wds/contracts';
+import {
+  CREDIT_PRICES,
+  type ActivityEndpoint,
+  type Document,
+  type PageTask,
+  type ScrapeRequestInput,
+} from '@wds/contracts';
 import type { JobRow, PageCost, PageJobHooks, PageWork } from '@wds/jobs';
 import { extractOptionsOf, extractPageRecord } from './extract-options';
 
@@ -8,7 +14,7 @@ export const AGENT_KIND = 'agent';
 
 /** Credits of an extract page: one per 15 tokens of its extraction (api-v2), at least one for the scrape. */
 export function extractPageCredits(cost: PageCost): number {
-  return Math.max(1, Math.ceil((cost.tokensUsed ?? 0) / TOKENS_PER_CREDIT));
+  return Math.max(1, Math.ceil((cost.tokensUsed ?? 0) / CREDIT_PRICES.tokensPerCredit));
 }
 
 /** Something that runs an agent job's task. */

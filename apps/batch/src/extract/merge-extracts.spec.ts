@@ -7,8 +7,24 @@ const C = 'https://a.test/3';
 describe('mergeExtracts', () => {
   it('concatenates arrays in page order and drops duplicates (case, spacing and key order aside)', () => {
     const { data, sources } = mergeExtracts([
-      { url: A, data: { products: [{ name: 'Kettle', price: 25 }, { name: 'Mug', price: 5 }] } },
-      { url: B, data: { products: [{ price: 5, name: ' mug ' }, { name: 'Teapot', price: 40 }] } },
+      {
+        url: A,
+        data: {
+          products: [
+            { name: 'Kettle', price: 25 },
+            { name: 'Mug', price: 5 },
+          ],
+        },
+      },
+      {
+        url: B,
+        data: {
+          products: [
+            { price: 5, name: ' mug ' },
+            { name: 'Teapot', price: 40 },
+          ],
+        },
+      },
     ]);
     expect(data).toEqual({
       products: [
@@ -45,7 +61,10 @@ describe('mergeExtracts', () => {
   it('merges nested objects key by key and keeps the schema property order', () => {
     const schema = {
       type: 'object',
-      properties: { name: { type: 'string' }, address: { type: 'object', properties: { city: { type: 'string' } } } },
+      properties: {
+        name: { type: 'string' },
+        address: { type: 'object', properties: { city: { type: 'string' } } },
+      },
     };
     const { data } = mergeExtracts(
       [
@@ -70,10 +89,31 @@ describe('mergeExtracts', () => {
     expect(data).toEqual({ tags: ['red', 'blue'] });
   });
 
+  it("keeps a merged list within the schema's maxItems, earliest items first", () => {
+    const schema = {
+      type: 'object',
+      properties: { tags: { type: 'array', items: { type: 'string' }, maxItems: 3 } },
+    };
+    const { data, sources } = mergeExtracts(
+      [
+        { url: A, data: { tags: ['a', 'b'] } },
+        { url: B, data: { tags: ['c', 'd'] } },
+      ],
+      schema,
+    );
+    expect(data).toEqual({ tags: ['a', 'b', 'c'] });
+    expect(sources['tags[3]']).toBeUndefined();
+  });
+
   it('answers an empty object when no page gave anything, and keeps empty lists as lists', () => {
     expect(mergeExtracts([], { type: 'object' }).data).toEqual({});
     expect(mergeExtracts([{ url: A, data: null }]).data).toEqual({});
-    expect(mergeExtracts([{ url: A, data: { items: [] } }, { url: B, data: { items: [] } }]).data).toEqual({
+    expect(
+      mergeExtracts([
+        { url: A, data: { items: [] } },
+        { url: B, data: { items: [] } },
+      ]).data,
+    ).toEqual({
       items: [],
     });
     expect(mergeExtracts([], { type: 'array' }).data).toEqual([]);

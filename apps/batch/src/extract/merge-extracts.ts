@@ -6,6 +6,7 @@
  *   surrounding white space are one item (the first one seen is kept).
  * - Scalars are chosen by agreement: the value most pages gave wins; a tie goes to the earliest
  *   page (pages are in request order). Empty answers (null, "", missing) never outvote a value.
+ * - A list never grows past the schema's `maxItems` (the earliest items are kept).
  * - The schema decides a field's kind where it names one (`type: array` keeps a list even when a
  *   page answered a single item); otherwise the kind most pages used.
  *
@@ -81,7 +82,10 @@ function mergeArrays(
       items.push(entry);
     }
   }
-  return items.map((item, i) => {
+  // The merged list keeps within the schema's `maxItems` (each page's list already did): the
+  // earliest items stay.
+  const max = typeof schema?.maxItems === 'number' && schema.maxItems >= 0 ? schema.maxItems : Infinity;
+  return items.slice(0, max).map((item, i) => {
     const itemPath = `${path}[${i}]`;
     // An item is one page's value as it stands; its fields come from the pages that listed it.
     const merged = mergeAt([{ urls: item.urls, value: item.value }], itemSchema, itemPath, sources);
@@ -96,7 +100,10 @@ function mergeObjects(
   path: string,
   sources: Record<string, string[]>,
 ): Record<string, unknown> {
-  const objects = values.filter((c) => isPlainObject(c.value)) as { urls: string[]; value: Record<string, unknown> }[];
+  const objects = values.filter((c) => isPlainObject(c.value)) as {
+    urls: string[];
+    value: Record<string, unknown>;
+  }[];
   const properties = asSchema(schema?.properties) ?? {};
   const keys: string[] = [...Object.keys(properties)];
   for (const o of objects) for (const k of Object.keys(o.value)) if (!keys.includes(k)) keys.push(k);
@@ -112,7 +119,11 @@ function mergeObjects(
   return out;
 }
 
-function pickScalar(values: readonly Contribution[], path: string, sources: Record<string, string[]>): unknown {
+function pickScalar(
+  values: readonly Contribution[],
+  path: string,
+  sources: Record<string, string[]>,
+): unknown {
   const groups: { key: string; value: unknown; urls: string[] }[] = [];
   for (const c of values) {
     const key = identity(c.value);
@@ -133,7 +144,10 @@ function kindFor(schema: JsonSchemaNode | undefined, values: readonly Contributi
   if (declared !== undefined) return 'scalar';
   const counts: Record<Kind, number> = { array: 0, object: 0, scalar: 0 };
   for (const c of values) counts[kindOf(c.value)]++;
-  return (['object', 'array', 'scalar'] as const).reduce((best, k) => (counts[k] > counts[best] ? k : best), 'object');
+  return (['object', 'array', 'scalar'] as const).reduce(
+    (best, k) => (counts[k] > counts[best] ? k : best),
+    'object',
+  );
 }
 
 function declaredType(schema: JsonSchemaNode | undefined): string | undefined {

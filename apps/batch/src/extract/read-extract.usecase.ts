@@ -1,11 +1,7 @@
 import { ErrorCode, ServiceError, type ExtractJobReply, type JobRef } from '@wds/contracts';
 import type { JobRow, JobStore } from '@wds/jobs';
 import { agentReply, extractReply, type PageFailure } from './extract-reply';
-import {
-  extractOptionsOf,
-  type AgentRecord,
-  type ExtractPageRecord,
-} from './extract-options';
+import { extractOptionsOf, type AgentRecord, type ExtractPageRecord } from './extract-options';
 import { AGENT_KIND, EXTRACT_KIND } from './job-kind.hooks';
 
 /** Stored extract pages are small (their answer only); a job has at most 100. */
@@ -35,7 +31,8 @@ export class ReadExtractUseCase {
         kinds.length === 1 && kinds[0] === AGENT_KIND ? 'Agent job not found' : 'Extract job not found',
       );
     }
-    if (job.teamId !== ref.teamId) throw new ServiceError(ErrorCode.FORBIDDEN, 'This job belongs to another team');
+    if (job.teamId !== ref.teamId)
+      throw new ServiceError(ErrorCode.FORBIDDEN, 'This job belongs to another team');
     return job;
   }
 

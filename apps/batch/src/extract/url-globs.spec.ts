@@ -3,8 +3,10 @@ import { expandUrls, globBase, globMatcher } from './url-globs';
 describe('URL globs', () => {
   it('maps a glob from its text before the first star', () => {
     expect(globBase('https://site.test/*')).toBe('https://site.test/');
-    expect(globBase('https://site.test/blog/*')).toBe('https://site.test/blog/');
-    expect(globBase('https://site.test/blog/post-*.html')).toBe('https://site.test/blog/');
+    expect(globBase('https://site.test/blog/*')).toBe('https://site.test/blog');
+    expect(globBase('https://site.test/blog/2024/*')).toBe('https://site.test/blog/2024');
+    expect(globBase('https://site.test/blog/post-*.html')).toBe('https://site.test/blog');
+    expect(globBase('https://site.test/*.html')).toBe('https://site.test/');
     expect(globBase('https://*.site.test/docs/*')).toBe('https://site.test/');
   });
 
@@ -34,21 +36,35 @@ describe('URL globs', () => {
       mapped.push(url);
       return site;
     };
-    const r = await expandUrls(['https://site.test/about', 'https://site.test/blog/*', 'https://site.test/none/*'], {
-      limit: 3,
-      includeSubdomains: true,
-      map,
-    });
-    expect(r.urls).toEqual(['https://site.test/about', 'https://site.test/blog/a', 'https://site.test/blog/b']);
+    const r = await expandUrls(
+      ['https://site.test/about', 'https://site.test/blog/*', 'https://site.test/none/*'],
+      {
+        limit: 3,
+        includeSubdomains: true,
+        map,
+      },
+    );
+    expect(r.urls).toEqual([
+      'https://site.test/about',
+      'https://site.test/blog/a',
+      'https://site.test/blog/b',
+    ]);
     // The limit was reached before the last glob: it is not mapped.
-    expect(mapped).toEqual(['https://site.test/blog/']);
+    expect(mapped).toEqual(['https://site.test/blog']);
 
-    const all = await expandUrls(['https://site.test/blog/*', 'https://site.test/blog/a', 'https://site.test/x/*'], {
-      limit: 10,
-      includeSubdomains: false,
-      map,
-    });
-    expect(all.urls).toEqual(['https://site.test/blog/a', 'https://site.test/blog/b', 'https://site.test/blog/c']);
+    const all = await expandUrls(
+      ['https://site.test/blog/*', 'https://site.test/blog/a', 'https://site.test/x/*'],
+      {
+        limit: 10,
+        includeSubdomains: false,
+        map,
+      },
+    );
+    expect(all.urls).toEqual([
+      'https://site.test/blog/a',
+      'https://site.test/blog/b',
+      'https://site.test/blog/c',
+    ]);
     expect(all.empty).toEqual(['https://site.test/x/*']);
   });
 });

@@ -23,7 +23,7 @@ export function isGlob(url: string): boolean {
   return url.includes('*');
 }
 
-/** Where to map a glob from: its text up to the last `/` before the first `*`. */
+/** Where to map a glob from: its text before the last `/` before the first `*` (the site root at least). */
 export function globBase(glob: string): string {
   const star = glob.indexOf('*');
   const head = glob.slice(0, star);
@@ -35,7 +35,12 @@ export function globBase(glob: string): string {
     const host = afterStar.split('/')[0];
     return `${glob.slice(0, schemeEnd)}${host}/`;
   }
-  return head.slice(0, slash + 1);
+  // `https://site/blog/*` maps from `https://site/blog`: the section's own page (which links to its
+  // pages) is usually there, while `/blog/` often is not; the sitemap is read either way.
+  const base = head.slice(0, slash + 1);
+  return slash > schemeEnd && base.length > schemeEnd + 1 && base.indexOf('/', schemeEnd) < slash
+    ? base.slice(0, -1)
+    : base;
 }
 
 /** Whether `url` matches the glob (scheme, host and path; a trailing `/` is optional). */

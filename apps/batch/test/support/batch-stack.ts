@@ -62,9 +62,11 @@ const ADMIN_TOKEN = `admin-${randomBytes(16).toString('hex')}`;
  * A private nats-server, a fresh database, the fixture site, and the real billing, scraper and
  * gateway as processes (built output). Batch workers (and a crawler, for team-wide limits) are
  * spawned by the tests, so one can be killed mid-job. `allowPorts`: more loopback ports the
- * services may fetch from.
+ * services may fetch from; `env`: more environment for every service (e.g. the LLM provider).
  */
-export async function startBatchStack(opts: { allowPorts?: number[] } = {}): Promise<BatchStack> {
+export async function startBatchStack(
+  opts: { allowPorts?: number[]; env?: Record<string, string> } = {},
+): Promise<BatchStack> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-batch-test-'));
   const nats: RunningServer = await startNats({ dataDir: path.join(dir, 'nats') });
   const testDb = await createTestDatabase('batch');
@@ -101,6 +103,7 @@ export async function startBatchStack(opts: { allowPorts?: number[] } = {}): Pro
       .map((p) => `127.0.0.1:${p}`)
       .join(','),
     SHUTDOWN_GRACE_MS: '5000',
+    ...opts.env,
   };
   const children: ServiceChild[] = [];
 

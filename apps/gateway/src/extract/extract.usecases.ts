@@ -68,7 +68,13 @@ export class ExtractUseCases {
       },
       { timeoutMs: CREATE_TIMEOUT_MS },
     );
-    await this.activity.execute({ team, endpoint: 'extract', id, target: request.urls[0] ?? null, createdAt });
+    await this.activity.execute({
+      team,
+      endpoint: 'extract',
+      id,
+      target: request.urls[0] ?? null,
+      createdAt,
+    });
     return {
       success: true,
       id,

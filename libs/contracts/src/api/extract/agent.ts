@@ -32,11 +32,17 @@ export const AgentRequest = publicBody({
   zeroDataRetention: z.boolean().optional(),
   webhook: notAvailable('webhook: agent jobs send no webhooks here; poll GET /v2/agent/{id}'),
   threatProtection: notAvailable('threatProtection is not available on this service'),
-  auditMetadata: z.object({ username: z.string().max(500).optional() }).optional().describe('Accepted, not stored'),
+  auditMetadata: z
+    .object({ username: z.string().max(500).optional() })
+    .optional()
+    .describe('Accepted, not stored'),
   threadId: notAvailable('threadId: agent threads are not available on this service'),
   mode: z.enum(['extract']).optional().describe('Only `extract`; `chat` threads are not available'),
   exchange: notAvailable('exchange is not available on this service'),
-  location: z.object({ country: z.string().max(10).optional() }).optional().describe('Accepted; no geo proxies'),
+  location: z
+    .object({ country: z.string().max(10).optional() })
+    .optional()
+    .describe('Accepted; no geo proxies'),
 });
 export type AgentRequest = z.output<typeof AgentRequest>;
 export type AgentRequestInput = z.input<typeof AgentRequest>;

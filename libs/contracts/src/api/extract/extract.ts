@@ -54,9 +54,9 @@ export const ExtractRequest = publicBody({
   scrapeOptions: ScrapeOptions.optional().describe('How pages are scraped (formats are set by extract)'),
   timeout: z.int().min(1000).max(300_000).optional().describe('Scrape timeout of each page (ms)'),
   urlTrace: z.boolean().optional().describe('Accepted; the trace is always empty'),
-  agent: notAvailable('agent: extraction driven by the browser agent is not available here; use POST /v2/agent').describe(
-    'Refused: use POST /v2/agent',
-  ),
+  agent: notAvailable(
+    'agent: extraction driven by the browser agent is not available here; use POST /v2/agent',
+  ).describe('Refused: use POST /v2/agent'),
   webhook: notAvailable('webhook: extract jobs send no webhooks here; poll GET /v2/extract/{id}').describe(
     'Refused: extract jobs send no webhooks',
   ),

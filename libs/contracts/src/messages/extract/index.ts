@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { EXTRACT_MAX_URLS, EXTRACT_PAGE_LIMIT_MAX, ExtractStatus, JOB_PROMPT_MAX } from '../../api/extract/extract';
+import {
+  EXTRACT_MAX_URLS,
+  EXTRACT_PAGE_LIMIT_MAX,
+  ExtractStatus,
+  JOB_PROMPT_MAX,
+} from '../../api/extract/extract';
 import { JsonSchemaObject } from '../../api/scrape/formats';
 import { ScrapeOptions } from '../../api/scrape/scrape-request';
 import { defineRpc } from '../define';

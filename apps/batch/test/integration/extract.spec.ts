@@ -1,0 +1,257 @@
+import { randomUUID } from 'node:crypto';
+import { compileSchema } from '@wds/llm';
+import { MODEL_SERVER_START_TIMEOUT_MS, startTestModelServer } from '@wds/testing';
+import {
+  buildServices,
+  startBatchStack,
+  type BatchStack,
+  type ServiceChild,
+  type Team,
+} from '../support/batch-stack';
+
+// Extract jobs end to end through the gateway: real gateway, billing, scraper (with a real
+// llama.cpp server running SmolLM2-135M: plumbing, not answer quality), crawler (map, for URL
+// globs) and batch processes on a private NATS and a fresh database. CPU-bound on a shared
+// machine: every wait is a positive barrier with a generous deadline.
+
+const WORKER_ENV = {
+  WDS_BATCH_ACK_WAIT_MS: '5000',
+  WDS_BATCH_WATCHDOG_INTERVAL_MS: '500',
+  WDS_BATCH_RECONCILE_MS: '5000',
+  WDS_BATCH_REDISPATCH_MS: '8000',
+};
+const JOB_TIMEOUT_MS = 600_000;
+/** A short answer (one string): the cheapest extraction, for the tests about the job machinery. */
+const TITLE = { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] };
+const SCHEMA = {
+  type: 'object',
+  properties: {
+    title: { type: 'string' },
+    topics: { type: 'array', items: { type: 'string' }, maxItems: 3 },
+  },
+  required: ['title', 'topics'],
+};
+
+describe('extract jobs through the gateway (real services and a real model server)', () => {
+  let model: Awaited<ReturnType<typeof startTestModelServer>>;
+  let stack: BatchStack;
+  let worker: ServiceChild;
+  let team: Team;
+  const page = (p: string) => `${stack.site.url}${p}`;
+  const start = (json: Record<string, unknown>, key = team.apiKey) =>
+    stack.call('POST', '/v2/extract', { key, json });
+  const read = (id: string, key = team.apiKey) => stack.call('GET', `/v2/extract/${id}`, { key });
+
+  const waitEnded = async (id: string) => {
+    const until = Date.now() + JOB_TIMEOUT_MS;
+    for (;;) {
+      const res = await read(id);
+      if (res.status !== 200) throw new Error(`status ${res.status}: ${JSON.stringify(res.body)}`);
+      if (res.body.status !== 'processing') return res.body;
+      if (Date.now() > until) throw new Error(`extract still running: ${JSON.stringify(res.body)}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  };
+
+  beforeAll(async () => {
+    buildServices();
+    model = await startTestModelServer({ contextTokens: 4096, parallel: 2 });
+    stack = await startBatchStack({
+      env: {
+        WDS_LLM_BASE_URL: model.baseUrl,
+        WDS_LLM_MODEL: model.modelName,
+        WDS_LLM_CONTEXT_TOKENS: '4096',
+        WDS_LLM_MAX_OUTPUT_TOKENS: '128',
+        WDS_LLM_TIMEOUT_MS: '600000',
+      },
+    });
+    worker = await stack.spawnService('batch', WORKER_ENV);
+    await stack.spawnService('crawler');
+    team = await stack.team();
+  }, MODEL_SERVER_START_TIMEOUT_MS + 240_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await model?.stop();
+  }, 60_000);
+
+  it(
+    'reads every page with the model, merges one schema-valid object, bills tokens at 15 per credit',
+    async () => {
+      const before = await stack.balance(team.teamId);
+      const urls = [page('/docs/a'), page('/docs/b')];
+      const res = await start({
+        urls: [...urls, 'not a url'],
+        prompt: 'The page title and up to three topics.',
+        systemPrompt: 'Answer briefly.',
+        schema: SCHEMA,
+        showSources: true,
+      });
+      expect({ status: res.status, body: res.body }).toMatchObject({ status: 200 });
+      expect(res.body).toEqual({
+        success: true,
+        id: expect.any(String),
+        urlTrace: [],
+        invalidURLs: ['not a url'],
+      });
+      const first = await read(res.body.id);
+      expect(first.status).toBe(200);
+      expect(['processing', 'completed']).toContain(first.body.status);
+
+      const done = await waitEnded(res.body.id);
+      expect(done).toMatchObject({ success: true, status: 'completed', expiresAt: expect.any(String) });
+      // One object valid against the schema, whatever a 135M model read.
+      expect(compileSchema(SCHEMA)(done.data)).toBe(true);
+      expect(Number.isInteger(done.tokensUsed)).toBe(true);
+      expect(done.tokensUsed).toBeGreaterThan(0);
+      // Each page costs one credit per 15 of its tokens (at least one): between the whole job's
+      // tokens / 15 and that plus one per page.
+      expect(Number.isInteger(done.creditsUsed)).toBe(true);
+      expect(done.creditsUsed).toBeGreaterThanOrEqual(Math.ceil(done.tokensUsed / 15));
+      expect(done.creditsUsed).toBeLessThanOrEqual(Math.ceil(done.tokensUsed / 15) + urls.length);
+      const until = Date.now() + 30_000;
+      while ((await stack.balance(team.teamId)) !== before - done.creditsUsed && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(await stack.balance(team.teamId)).toBe(before - done.creditsUsed);
+      // Sources: every field comes from the pages read, and the title from at least one.
+      expect(done.sources.title.length).toBeGreaterThan(0);
+      for (const found of Object.values(done.sources) as string[][]) {
+        for (const u of found) expect(urls).toContain(u);
+      }
+      // Team activity lists the job as an extract.
+      const activity = await stack.call('GET', '/v2/team/activity?endpoint=extract', { key: team.apiKey });
+      expect(activity.status).toBe(200);
+      expect(JSON.stringify(activity.body)).toContain(res.body.id);
+    },
+    JOB_TIMEOUT_MS + 60_000,
+  );
+
+  it(
+    'expands a URL glob through map to the matching pages only',
+    async () => {
+      const res = await start({ urls: [page('/blog/*')], schema: TITLE, showSources: true, limit: 5 });
+      expect(res.status).toBe(200);
+      const done = await waitEnded(res.body.id);
+      expect(done.status).toBe('completed');
+      const sourceUrls = new Set((Object.values(done.sources) as string[][]).flat());
+      expect(sourceUrls.size).toBeGreaterThan(0);
+      for (const u of sourceUrls) expect(u.startsWith(page('/blog/'))).toBe(true);
+      const pages = await stack.db.query<{ url: string }>(
+        'SELECT url FROM batch.job_pages WHERE job_id = $1',
+        [res.body.id],
+      );
+      expect(pages.rows.map((r) => new URL(r.url).pathname).sort()).toEqual([
+        '/blog/first-post',
+        '/blog/second-post',
+      ]);
+    },
+    JOB_TIMEOUT_MS + 60_000,
+  );
+
+  it(
+    'fails a job whose pages all fail, with their reasons, and charges nothing for them',
+    async () => {
+      const res = await start({ urls: ['http://127.0.0.1:9/unreachable'], prompt: 'Anything' });
+      expect(res.status).toBe(200);
+      const done = await waitEnded(res.body.id);
+      expect(done).toMatchObject({
+        success: false,
+        status: 'failed',
+        data: [],
+        creditsUsed: 0,
+        tokensUsed: 0,
+      });
+      expect(done.error).toContain('127.0.0.1:9');
+    },
+    JOB_TIMEOUT_MS,
+  );
+
+  it('refuses bad input with a clear 400 and starts nothing', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ prompt: 'no urls' }, 'urls is required'],
+      [{ urls: [page('/docs/a')], prompt: 'x', enableWebSearch: true }, 'no web search'],
+      [{ urls: Array.from({ length: 11 }, (_, i) => page(`/p${i}`)), prompt: 'x' }, 'urls'],
+      [{ urls: [page('/docs/a')] }, 'prompt, a schema, or both'],
+      [{ urls: [page('/docs/a')], prompt: 'x', webhook: 'http://127.0.0.1:9/' }, 'no webhooks'],
+      [{ urls: ['ftp://example.com/file'], prompt: 'x', ignoreInvalidURLs: false }, 'Invalid URL'],
+      [{ urls: [page('/nothing-here/*')], prompt: 'x' }, 'matched no page'],
+    ];
+    const jobsBefore = await stack.db.query(
+      "SELECT count(*)::int AS n FROM batch.jobs WHERE kind = 'extract'",
+    );
+    for (const [json, message] of cases) {
+      const res = await start(json);
+      expect({ json, status: res.status }).toEqual({ json, status: 400 });
+      expect(res.body.success).toBe(false);
+      expect(res.body.error).toContain(message);
+    }
+    const jobsAfter = await stack.db.query(
+      "SELECT count(*)::int AS n FROM batch.jobs WHERE kind = 'extract'",
+    );
+    expect(jobsAfter.rows[0]).toEqual(jobsBefore.rows[0]);
+  }, 120_000);
+
+  it(
+    'keeps teams and job kinds apart: 404 unknown, 403 another team, batch and extract ids distinct',
+    async () => {
+      expect((await read(randomUUID())).status).toBe(404);
+      // Its page is refused by the network policy: the job ends at once, without the model.
+      const res = await start({ urls: ['http://127.0.0.1:9/x'], schema: TITLE });
+      const other = await stack.team();
+      const foreign = await read(res.body.id, other.apiKey);
+      expect(foreign.status).toBe(403);
+      // An extract job is not a batch scrape, and a batch is not an extract.
+      expect((await stack.call('GET', `/v2/batch/scrape/${res.body.id}`, { key: team.apiKey })).status).toBe(
+        404,
+      );
+      const batch = await stack.call('POST', '/v2/batch/scrape', {
+        key: team.apiKey,
+        json: { urls: [page('/')] },
+      });
+      expect((await read(batch.body.id)).status).toBe(404);
+      expect((await stack.call('GET', `/v2/agent/${res.body.id}`, { key: team.apiKey })).status).toBe(404);
+      await waitEnded(res.body.id);
+    },
+    JOB_TIMEOUT_MS,
+  );
+
+  it(
+    'loses nothing when the batch worker is killed mid-job',
+    async () => {
+      const res = await start({ urls: [page('/docs/a'), page('/docs/b')], schema: TITLE });
+      expect(res.status).toBe(200);
+      // Wait until a page is in flight, then kill the worker and start another.
+      const until = Date.now() + 120_000;
+      for (;;) {
+        const { rows } = await stack.db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM batch.job_pages WHERE job_id = $1 AND status = 'dispatched'",
+          [res.body.id],
+        );
+        if (rows[0].n > 0 || Date.now() > until) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      worker.child.kill('SIGKILL');
+      await worker.exited;
+      worker = await stack.spawnService('batch', WORKER_ENV);
+      const done = await waitEnded(res.body.id);
+      expect(done.status).toBe('completed');
+      const { rows } = await stack.db.query<{ status: string; n: number }>(
+        'SELECT status, count(*)::int AS n FROM batch.job_pages WHERE job_id = $1 GROUP BY status',
+        [res.body.id],
+      );
+      expect(rows).toEqual([{ status: 'done', n: 2 }]);
+    },
+    JOB_TIMEOUT_MS + 120_000,
+  );
+
+  it('answers POST /v2/agent with a clear 501 while the browser agent is not part of the build', async () => {
+    const res = await stack.call('POST', '/v2/agent', {
+      key: team.apiKey,
+      json: { prompt: 'Find the price' },
+    });
+    expect(res.status).toBe(501);
+    expect(res.body).toMatchObject({ success: false, code: 'NOT_IMPLEMENTED' });
+    expect((await stack.call('POST', '/v2/agent', { key: team.apiKey, json: {} })).status).toBe(400);
+  });
+});

@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { freePort } from '@wds/local-infra';
+import { compileSchema } from '@wds/llm';
+import { listenLocal, type LocalServer } from './support/http';
+import { pythonSdk } from './support/python-sdk';
+import { startE2eStack, type E2eStack, type StackProcess } from './support/stack-process';
+
+// Extract (and the agent routes) through the whole stack as `npm start` runs it, with its embedded
+// llama.cpp server (SmolLM2-135M: plumbing, not answer quality), driven by both official SDKs'
+// waiters. CPU-bound on a shared machine: generous timeouts, no timed assertions.
+
+const READY_TIMEOUT_MS = 600_000;
+const KEY = `e2e-extract-${randomBytes(16).toString('hex')}`;
+const SCHEMA = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    colours: { type: 'array', items: { type: 'string' }, maxItems: 3 },
+  },
+  required: ['name', 'colours'],
+};
+const product = (name: string, colour: string) =>
+  `<html><head><title>${name}</title></head><body><main><h1>${name}</h1><p>The ${name} comes in ${colour}.</p></main></body></html>`;
+
+describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
+  let e2e: E2eStack | undefined;
+  let stack: StackProcess;
+  let site: LocalServer;
+
+  beforeAll(async () => {
+    site = await listenLocal((req, res) => {
+      const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+      if (req.url === '/shop') {
+        return html(
+          '<html><body><a href="/shop/kettle">Kettle</a> <a href="/shop/mug">Mug</a> <a href="/about">About</a></body></html>',
+        );
+      }
+      if (req.url === '/shop/kettle') return html(product('Blue Kettle', 'blue'));
+      if (req.url === '/shop/mug') return html(product('Red Mug', 'red'));
+      if (req.url === '/about') return html('<html><body><h1>About us</h1></body></html>');
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    });
+    const port = await freePort();
+    e2e = await startE2eStack({
+      name: 'extract',
+      port,
+      readyTimeoutMs: READY_TIMEOUT_MS,
+      env: {
+        WDS_BOOTSTRAP_API_KEY: KEY,
+        WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
+        WDS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        WDS_BROWSER_ENABLED: 'false',
+        WDS_LOCAL_MODEL: 'smollm2-135m',
+        WDS_LOCAL_MODEL_CONTEXT: '4096',
+        WDS_LLM_MAX_OUTPUT_TOKENS: '128',
+        WDS_LLM_TIMEOUT_MS: '900000',
+        WDS_START_TIMEOUT_MS: '600000',
+      },
+    });
+    stack = e2e.stack;
+  }, READY_TIMEOUT_MS + 60_000);
+
+  afterAll(async () => {
+    await e2e?.stop();
+    await site?.close();
+  });
+
+  it('JS SDK: extract() over a URL glob waits for one merged, schema-valid object with sources', async () => {
+    const { default: Firecrawl } = await import('@mendable/firecrawl-js');
+    const client = new Firecrawl({ apiKey: KEY, apiUrl: stack.url, timeoutMs: 600_000 } as never);
+    const r = await client.extract({
+      urls: [`${site.url}/shop/*`],
+      prompt: 'The product name and its colours.',
+      schema: SCHEMA,
+      showSources: true,
+      timeout: 900,
+    } as never);
+    expect(r).toMatchObject({ success: true, status: 'completed' });
+    expect(compileSchema(SCHEMA)(r.data)).toBe(true);
+    expect(Number.isInteger(r.tokensUsed)).toBe(true);
+    expect(Number.isInteger(r.creditsUsed)).toBe(true);
+    expect(r.creditsUsed!).toBeGreaterThanOrEqual(Math.ceil(r.tokensUsed! / 15));
+    expect(typeof r.expiresAt).toBe('string');
+    const found = new Set(Object.values((r as { sources: Record<string, string[]> }).sources).flat());
+    expect(found.size).toBeGreaterThan(0);
+    for (const u of found) expect([`${site.url}/shop/kettle`, `${site.url}/shop/mug`]).toContain(u);
+
+    // The agent job answers a clear error in this build, through the SDK's error mapping.
+    await expect(client.startAgent({ prompt: 'Find the price of the kettle' } as never)).rejects.toThrow(
+      /not available/,
+    );
+  }, 900_000);
+
+  it('Python SDK: extract() and get_extract_status() parse the answers (status, ints, expires_at)', async () => {
+    const sdk = await pythonSdk();
+    const run = await sdk.run(
+      `
+      import warnings
+      warnings.simplefilter("ignore")
+      c = client(timeout=600)
+      r = c.extract(urls=[${JSON.stringify(`${site.url}/shop/kettle`)}], prompt="The product name and its colours.", schema=${JSON.stringify(SCHEMA)}, show_sources=True, timeout=900)
+      s = c.get_extract_status(r.id)
+      bad = None
+      try:
+          c.start_extract(urls=[${JSON.stringify(`${site.url}/shop/kettle`)}], prompt="x", enable_web_search=True)
+      except Exception as e:
+          bad = type(e).__name__ + ": " + str(e)
+      emit({"id": r.id, "status": r.status, "data": r.data, "credits": r.credits_used, "tokens": r.tokens_used, "expires": str(r.expires_at), "again": s.status, "sources": r.sources, "bad": bad})
+      `,
+      { apiUrl: stack.url, apiKey: KEY, timeoutMs: 900_000 },
+    );
+    const r = run.result as Record<string, any>;
+    expect(r.status).toBe('completed');
+    expect(r.again).toBe('completed');
+    expect(compileSchema(SCHEMA)(r.data)).toBe(true);
+    expect(Number.isInteger(r.credits)).toBe(true);
+    expect(Number.isInteger(r.tokens)).toBe(true);
+    expect(r.expires).toMatch(/^\d{4}-\d\d-\d\d/);
+    expect(Object.values(r.sources).flat()).toContain(`${site.url}/shop/kettle`);
+    expect(r.bad).toMatch(/BadRequest.*no web search/s);
+  }, 900_000);
+
+  it('answers the agent routes with clear errors and lists extract jobs in team activity', async () => {
+    const call = async (method: string, route: string, json?: unknown) => {
+      const res = await fetch(`${stack.url}${route}`, {
+        method,
+        headers: { authorization: `Bearer ${KEY}`, ...(json ? { 'content-type': 'application/json' } : {}) },
+        body: json ? JSON.stringify(json) : undefined,
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    expect((await call('POST', '/v2/agent', { prompt: 'x' })).status).toBe(501);
+    expect((await call('GET', `/v2/agent/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`)).status).toBe(
+      404,
+    );
+    const activity = await call('GET', '/v2/team/activity?endpoint=extract');
+    expect(activity.status).toBe(200);
+    expect(activity.body.data.length).toBeGreaterThanOrEqual(2);
+  });
+});
