@@ -132,7 +132,7 @@ export class AgentJobs implements AgentWorkFactory {
       ...(o.schema ? { schema: o.schema } : {}),
       maxSteps: o.maxSteps,
       timeoutMs: agentTimeoutMs(o.maxCredits, this.config.WDS_AGENT_TIMEOUT_MS),
-      maxTokens: Math.max(1, o.maxCredits * TOKENS_PER_CREDIT),
+      ...(o.allowedDomains ? { allowedDomains: o.allowedDomains } : {}),
       zeroDataRetention: job.zeroDataRetention,
     });
     const tokens = reply.tokens.input + reply.tokens.output;

@@ -1,4 +1,10 @@
-import { ErrorCode, ServiceError } from '@wds/contracts';
+import {
+  AGENT_RPC_MARGIN_MS,
+  BROWSER_AGENT_RPC,
+  ErrorCode,
+  ServiceError,
+  type AgentRunReply,
+} from '@wds/contracts';
 import type { Messaging } from '@wds/messaging';
 
 /** One run of the browser agent, as the browser pool's agent RPC takes it. */
@@ -10,35 +16,44 @@ export interface AgentRun {
   schema?: Record<string, unknown>;
   maxSteps: number;
   timeoutMs: number;
-  /** Token budget of the run (passed on when the pool's contract has it). */
-  maxTokens: number;
+  allowedDomains?: string[];
   zeroDataRetention: boolean;
 }
 
-/** What a run answered. */
-export interface AgentRunResult {
-  status: string;
-  output: string;
-  data?: unknown;
-  steps: { action: string; target?: string; outcome: string; detail?: string }[];
-  tokens: { input: number; output: number; estimated: boolean };
-  model: string;
-  browserMs: number;
-  finalUrl: string;
-}
-
-/** Runs the browser agent (the browser pool's RPC). */
+/** Runs the browser agent. */
 export interface AgentRunner {
-  run(run: AgentRun): Promise<AgentRunResult>;
+  run(run: AgentRun): Promise<AgentRunReply>;
 }
 
-/** Why agent jobs cannot run: the browser pool's agent RPC is not part of this build yet. */
-export const AGENT_NOT_AVAILABLE =
-  'The browser agent is not available in this build (the browser pool has no agent RPC yet); agent jobs cannot run';
-
-/** The runner of this build. */
-export function agentRunner(_messaging: Messaging): AgentRunner {
+/**
+ * The browser pool's agent RPC (`wds.browser-pool.v1.agent.run`). A pool at capacity
+ * (CONCURRENCY_LIMITED) is an outage for the job's task: retried like a scraper that is away.
+ */
+export function agentRunner(messaging: Messaging): AgentRunner {
   return {
-    run: () => Promise.reject(new ServiceError(ErrorCode.NOT_IMPLEMENTED, AGENT_NOT_AVAILABLE)),
+    run: async (r) => {
+      try {
+        return await messaging.request(
+          BROWSER_AGENT_RPC.run,
+          {
+            teamId: r.teamId,
+            jobId: r.jobId,
+            prompt: r.prompt,
+            ...(r.urls.length > 0 ? { urls: r.urls } : {}),
+            ...(r.schema ? { schema: r.schema } : {}),
+            maxSteps: r.maxSteps,
+            timeoutMs: r.timeoutMs,
+            ...(r.allowedDomains ? { allowedDomains: r.allowedDomains } : {}),
+            zeroDataRetention: r.zeroDataRetention,
+          },
+          { timeoutMs: r.timeoutMs + AGENT_RPC_MARGIN_MS },
+        );
+      } catch (err) {
+        if (err instanceof ServiceError && err.code === ErrorCode.CONCURRENCY_LIMITED) {
+          throw new ServiceError(ErrorCode.SERVICE_UNAVAILABLE, `The browser pool is busy: ${err.message}`);
+        }
+        throw err;
+      }
+    },
   };
 }

@@ -21,6 +21,7 @@ export interface AgentJobOptions {
   schema?: Record<string, unknown>;
   maxCredits: number;
   maxSteps: number;
+  allowedDomains?: string[];
 }
 
 /** What is stored for an extract page (in place of the scraped document): its answer and cost. */
@@ -81,6 +82,7 @@ export function agentJobOptions(cmd: AgentCreateRequest): AgentJobOptions {
     ...(cmd.schema ? { schema: cmd.schema } : {}),
     maxCredits: cmd.maxCredits,
     maxSteps: cmd.maxSteps,
+    ...(cmd.allowedDomains ? { allowedDomains: cmd.allowedDomains } : {}),
   };
 }
 

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { compileSchema } from '@wds/llm';
-import { MODEL_SERVER_START_TIMEOUT_MS, startTestModelServer } from '@wds/testing';
+import {
+  AGENT_TASKS,
+  MODEL_SERVER_START_TIMEOUT_MS,
+  startAgentSite,
+  startTestModelServer,
+  type AgentSite,
+} from '@wds/testing';
 import {
   buildServices,
   startBatchStack,
@@ -34,6 +40,7 @@ const SCHEMA = {
 
 describe('extract jobs through the gateway (real services and a real model server)', () => {
   let model: Awaited<ReturnType<typeof startTestModelServer>>;
+  let agentSite: AgentSite;
   let stack: BatchStack;
   let worker: ServiceChild;
   let team: Team;
@@ -56,7 +63,9 @@ describe('extract jobs through the gateway (real services and a real model serve
   beforeAll(async () => {
     buildServices();
     model = await startTestModelServer({ contextTokens: 4096, parallel: 2 });
+    agentSite = await startAgentSite();
     stack = await startBatchStack({
+      allowPorts: [agentSite.port],
       env: {
         WDS_LLM_BASE_URL: model.baseUrl,
         WDS_LLM_MODEL: model.modelName,
@@ -67,12 +76,17 @@ describe('extract jobs through the gateway (real services and a real model serve
     });
     worker = await stack.spawnService('batch', WORKER_ENV);
     await stack.spawnService('crawler');
+    await stack.spawnService('browser-pool', {
+      WDS_BROWSER_PROCESSES: '1',
+      WDS_BROWSER_LAUNCH_STAGGER_MS: '0',
+    });
     team = await stack.team();
   }, MODEL_SERVER_START_TIMEOUT_MS + 240_000);
 
   afterAll(async () => {
     await stack?.stop();
     await model?.stop();
+    await agentSite?.close();
   }, 60_000);
 
   it(
@@ -245,13 +259,69 @@ describe('extract jobs through the gateway (real services and a real model serve
     JOB_TIMEOUT_MS + 120_000,
   );
 
-  it('answers POST /v2/agent with a clear 501 while the browser agent is not part of the build', async () => {
+  const waitAgent = async (id: string) => {
+    const until = Date.now() + JOB_TIMEOUT_MS;
+    for (;;) {
+      const res = await stack.call('GET', `/v2/agent/${id}`, { key: team.apiKey });
+      if (res.status !== 200) throw new Error(`status ${res.status}: ${JSON.stringify(res.body)}`);
+      if (res.body.status !== 'processing') return res.body;
+      if (Date.now() > until) throw new Error(`agent still running: ${JSON.stringify(res.body)}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  };
+
+  it(
+    'runs an agent job in the browser pool: step log, credits within maxCredits, activity agent',
+    async () => {
+      const before = await stack.balance(team.teamId);
+      const res = await stack.call('POST', '/v2/agent', {
+        key: team.apiKey,
+        json: { prompt: AGENT_TASKS[0].prompt, urls: [`${agentSite.url}/`], maxCredits: 40, effort: 'low' },
+      });
+      expect({ status: res.status, body: res.body }).toMatchObject({ status: 200, body: { success: true } });
+      const done = await waitAgent(res.body.id);
+      // A 135M model may or may not find the part number: the job ends either way, within its cap.
+      expect(['completed', 'failed']).toContain(done.status);
+      expect(done.success).toBe(true);
+      expect(Number.isInteger(done.creditsUsed)).toBe(true);
+      expect(done.creditsUsed).toBeGreaterThanOrEqual(done.status === 'completed' ? 1 : 0);
+      expect(done.creditsUsed).toBeLessThanOrEqual(40);
+      if (done.status === 'completed') {
+        expect(done.steps.length).toBeGreaterThan(0);
+        expect(typeof done.data).toBe('string');
+      } else {
+        expect(typeof done.error).toBe('string');
+      }
+      const until = Date.now() + 30_000;
+      while ((await stack.balance(team.teamId)) !== before - done.creditsUsed && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(await stack.balance(team.teamId)).toBe(before - done.creditsUsed);
+      // api-v2's activity table reads agent jobs through GET /v2/extract/{id}.
+      const viaExtract = await read(res.body.id);
+      expect(viaExtract.body).toMatchObject({ status: done.status, creditsUsed: done.creditsUsed });
+      const activity = await stack.call('GET', '/v2/team/activity?endpoint=agent', { key: team.apiKey });
+      expect(JSON.stringify(activity.body)).toContain(res.body.id);
+    },
+    JOB_TIMEOUT_MS + 60_000,
+  );
+
+  it('cancels an agent job: its status reads failed (never cancelled), and bad agent input is a 400', async () => {
     const res = await stack.call('POST', '/v2/agent', {
       key: team.apiKey,
-      json: { prompt: 'Find the price' },
+      json: { prompt: 'Find the archive code of Harbour lights', urls: [`${agentSite.url}/`], maxCredits: 7 },
     });
-    expect(res.status).toBe(501);
-    expect(res.body).toMatchObject({ success: false, code: 'NOT_IMPLEMENTED' });
+    expect(res.status).toBe(200);
+    const cancel = await stack.call('DELETE', `/v2/agent/${res.body.id}`, { key: team.apiKey });
+    expect(cancel).toEqual({ status: 200, body: { success: true } });
+    const after = await stack.call('GET', `/v2/agent/${res.body.id}`, { key: team.apiKey });
+    expect(after.body).toMatchObject({ success: true, status: 'failed', stopReason: 'cancelled' });
     expect((await stack.call('POST', '/v2/agent', { key: team.apiKey, json: {} })).status).toBe(400);
+    const threads = await stack.call('POST', '/v2/agent', {
+      key: team.apiKey,
+      json: { prompt: 'x', threadId: 't1' },
+    });
+    expect(threads.status).toBe(400);
+    expect(threads.body.error).toContain('threadId');
   });
 });

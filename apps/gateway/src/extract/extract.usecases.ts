@@ -2,40 +2,31 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import {
   AGENT_MAX_CREDITS_DEFAULT,
-  AgentRequest,
   ErrorCode,
   EXTRACT_RPC,
-  ExtractRequest,
-  JobIdParams,
   ScrapeOptions,
   ServiceError,
   type AgentCancelResponse,
   type AgentCreateResponse,
+  type AgentRequest,
   type AgentStatusResponse,
   type ExtractCreateResponse,
   type ExtractJobReply,
+  type ExtractRequest,
   type ExtractStatusResponse,
 } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
-import type { AuthenticatedTeam } from '../auth/authenticated-team';
 import { RecordCallActivity } from '../credits/call-activity';
 import { CreditsService } from '../credits/credits.service';
-import { validate } from '../http/validate';
+import { assertTeamMay } from '../teams/assert-team-may';
+import type { AuthenticatedTeam } from '../teams/team';
 
 /** Expanding URL globs runs a map of the site first. */
 const CREATE_TIMEOUT_MS = 120_000;
 /** Agent steps by `effort` (the default is the loop's maximum). */
 const STEPS_BY_EFFORT = { low: 10, medium: 18, high: 25 } as const;
 
-/**
- * Whether this build runs agent jobs: the browser pool's agent RPC is not part of it yet, so
- * POST /v2/agent answers 501 rather than starting jobs that can only fail.
- */
-export const AGENT_JOBS_AVAILABLE = false;
-const AGENT_NOT_AVAILABLE =
-  'Agent jobs are not available in this build: the browser agent (browser pool) is not part of it yet';
-
-/** POST/GET /v2/extract and /v2/agent: validation and authorisation here, the jobs in the batch service. */
+/** POST/GET /v2/extract and /v2/agent (validated by the controllers): authorisation here, the jobs in the batch service. */
 @Injectable()
 export class ExtractUseCases {
   constructor(
@@ -44,8 +35,7 @@ export class ExtractUseCases {
     private readonly activity: RecordCallActivity,
   ) {}
 
-  async createExtract(team: AuthenticatedTeam, body: unknown): Promise<ExtractCreateResponse> {
-    const request = validate(ExtractRequest, body, 'body');
+  async createExtract(team: AuthenticatedTeam, request: ExtractRequest): Promise<ExtractCreateResponse> {
     await this.requireCredits(team, 'an extract job');
     const createdAt = Date.now();
     const { id } = await this.messaging.request(
@@ -84,8 +74,8 @@ export class ExtractUseCases {
   }
 
   /** GET /v2/extract/{id}: an extract job, or an agent job (api-v2's activity table reads them here). */
-  async extractStatus(team: AuthenticatedTeam, params: unknown): Promise<ExtractStatusResponse> {
-    const r = await this.read(team, params);
+  async extractStatus(team: AuthenticatedTeam, id: string): Promise<ExtractStatusResponse> {
+    const r = await this.read(team, id);
     return {
       success: r.status !== 'failed',
       status: r.status,
@@ -99,15 +89,8 @@ export class ExtractUseCases {
     };
   }
 
-  async createAgent(team: AuthenticatedTeam, body: unknown): Promise<AgentCreateResponse> {
-    const request = validate(AgentRequest, body, 'body');
-    if (!AGENT_JOBS_AVAILABLE) throw new ServiceError(ErrorCode.NOT_IMPLEMENTED, AGENT_NOT_AVAILABLE);
-    if (request.zeroDataRetention && !team.zeroDataRetentionEnabled) {
-      throw new ServiceError(
-        ErrorCode.FORBIDDEN,
-        'Zero data retention is not enabled for this team; contact support to enable it',
-      );
-    }
+  async createAgent(team: AuthenticatedTeam, request: AgentRequest): Promise<AgentCreateResponse> {
+    assertTeamMay(team, { zeroDataRetention: request.zeroDataRetention });
     await this.requireCredits(team, 'an agent job');
     const createdAt = Date.now();
     const { id } = await this.messaging.request(EXTRACT_RPC.agentCreate, {
@@ -118,6 +101,9 @@ export class ExtractUseCases {
       ...(request.schema ? { schema: request.schema } : {}),
       maxCredits: request.maxCredits ?? AGENT_MAX_CREDITS_DEFAULT,
       maxSteps: STEPS_BY_EFFORT[request.effort ?? 'high'],
+      ...(request.strictConstrainToURLs && request.urls?.length
+        ? { allowedDomains: [...new Set(request.urls.map((u) => new URL(u).hostname))] }
+        : {}),
       zeroDataRetention: request.zeroDataRetention ?? false,
       teamConcurrency: team.limits.maxConcurrency,
       apiKey: team.keyPrefix,
@@ -132,8 +118,8 @@ export class ExtractUseCases {
     return { success: true, id };
   }
 
-  async agentStatus(team: AuthenticatedTeam, params: unknown): Promise<AgentStatusResponse> {
-    const r = await this.read(team, params);
+  async agentStatus(team: AuthenticatedTeam, id: string): Promise<AgentStatusResponse> {
+    const r = await this.read(team, id);
     if (r.kind !== 'agent') throw new ServiceError(ErrorCode.NOT_FOUND, 'Agent job not found');
     return {
       success: true,
@@ -150,14 +136,12 @@ export class ExtractUseCases {
     };
   }
 
-  async cancelAgent(team: AuthenticatedTeam, params: unknown): Promise<AgentCancelResponse> {
-    const { id } = validate(JobIdParams, params, 'path');
+  async cancelAgent(team: AuthenticatedTeam, id: string): Promise<AgentCancelResponse> {
     await this.messaging.request(EXTRACT_RPC.agentCancel, { teamId: team.teamId, jobId: id });
     return { success: true };
   }
 
-  private async read(team: AuthenticatedTeam, params: unknown): Promise<ExtractJobReply> {
-    const { id } = validate(JobIdParams, params, 'path');
+  private async read(team: AuthenticatedTeam, id: string): Promise<ExtractJobReply> {
     return this.messaging.request(EXTRACT_RPC.status, { teamId: team.teamId, jobId: id });
   }
 

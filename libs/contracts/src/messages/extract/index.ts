@@ -58,6 +58,8 @@ export const AgentCreateRequest = z.object({
   /** The job's cost never exceeds this. */
   maxCredits: z.int().min(1),
   maxSteps: z.int().min(1).max(25),
+  /** `strictConstrainToURLs`: the agent navigates only to these hosts (and their subdomains). */
+  allowedDomains: z.array(z.string().min(1).max(253)).max(10).optional(),
   zeroDataRetention: z.boolean().default(false),
   teamConcurrency: z.int().min(1),
   apiKey: z.string().min(1).max(64).nullable().default(null),
