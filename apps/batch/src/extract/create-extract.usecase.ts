@@ -70,23 +70,33 @@ export class CreateExtractUseCase {
     return { id: cmd.jobId, pages: urls.length };
   }
 
-  /** The site's URLs from `url`, as POST /v2/map finds them (sitemap unless ignored, and links). */
+  /**
+   * The site's URLs from `url`, as POST /v2/map finds them (sitemap unless ignored, and links). A
+   * glob whose site cannot be mapped (a base map refuses, a blocked or unknown host) matches nothing.
+   */
   private async map(cmd: ExtractCreateRequest, url: string): Promise<string[]> {
-    const request = MapRequest.parse({
+    const request = MapRequest.safeParse({
       url,
       sitemap: cmd.ignoreSitemap ? 'skip' : 'include',
       includeSubdomains: cmd.includeSubdomains,
       limit: GLOB_MAP_LIMIT,
       timeout: MAP_TIMEOUT_MS,
     });
-    const reply = await this.messaging.request(
-      CRAWL_RPC.map,
-      { teamId: cmd.teamId, request },
-      { timeoutMs: MAP_TIMEOUT_MS + 15_000 },
-    );
-    const links = JSON.parse(gunzipSync(Buffer.from(reply.linksGz, 'base64')).toString('utf8')) as {
-      url: string;
-    }[];
-    return links.map((l) => l.url);
+    if (!request.success) return [];
+    try {
+      const reply = await this.messaging.request(
+        CRAWL_RPC.map,
+        { teamId: cmd.teamId, request: request.data },
+        { timeoutMs: MAP_TIMEOUT_MS + 15_000 },
+      );
+      const links = JSON.parse(gunzipSync(Buffer.from(reply.linksGz, 'base64')).toString('utf8')) as {
+        url: string;
+      }[];
+      return links.map((l) => l.url);
+    } catch (err) {
+      // The crawler away is an outage (retry the request); anything else says the site has no map.
+      if (err instanceof ServiceError && err.code === ErrorCode.SERVICE_UNAVAILABLE) throw err;
+      return [];
+    }
   }
 }

@@ -78,6 +78,7 @@ export class ExtractUseCases {
     const r = await this.read(team, id);
     return {
       success: r.status !== 'failed',
+      id,
       status: r.status,
       data: r.data ?? [],
       ...(r.error ? { error: r.error } : {}),
@@ -123,6 +124,7 @@ export class ExtractUseCases {
     if (r.kind !== 'agent') throw new ServiceError(ErrorCode.NOT_FOUND, 'Agent job not found');
     return {
       success: true,
+      id,
       // Never `cancelled` (firecrawl-py refuses it): the batch service reads a cancelled job as failed.
       status: r.status === 'cancelled' ? 'failed' : r.status,
       ...(r.status === 'completed' ? { data: r.data } : {}),

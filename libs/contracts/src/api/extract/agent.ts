@@ -56,6 +56,7 @@ export type AgentCreateResponse = z.output<typeof AgentCreateResponse>;
  */
 export const AgentStatusResponse = z.object({
   success: z.boolean(),
+  id: z.uuid(),
   status: z.enum(['processing', 'completed', 'failed']),
   data: z.unknown().optional(),
   error: z.string().optional(),

@@ -127,6 +127,8 @@ export type ExtractStatus = z.output<typeof ExtractStatus>;
  */
 export const ExtractStatusResponse = z.object({
   success: z.boolean(),
+  /** The job's id (firecrawl-py's `extract()` waiter hands the last status back as its result). */
+  id: z.uuid(),
   status: ExtractStatus,
   data: z.unknown(),
   error: z.string().optional(),
