@@ -23,7 +23,8 @@ import { agentRunner, type AgentRunner } from './agent-runner';
 /** The agent job's single task (its page key). */
 const AGENT_TASK_KEY = 'agent';
 const TOKENS_PER_CREDIT = CREDIT_PRICES.tokensPerCredit;
-const AGENT_BROWSER_CREDITS_PER_MINUTE = CREDIT_PRICES.agentBrowserPerMinute;
+/** An agent job's browser time costs what a session costs once an interact prompt ran in it. */
+const AGENT_BROWSER_CREDITS_PER_MINUTE = CREDIT_PRICES.browserSessionPromptPerMinute;
 /** Credits held while the agent runs (the charge is settled from the run's cost). */
 const AGENT_HOLD_CREDITS = 20;
 

@@ -32,8 +32,6 @@ export const CREDIT_PRICES = {
   browserSessionPromptPerMinute: 7,
   /** Extract and agent jobs: one credit per this many LLM tokens (api-v2: "1 credit equals 15 tokens"). */
   tokensPerCredit: 15,
-  /** Browser time of an agent job, per minute prorated by the second (a prompt-driven session's rate). */
-  agentBrowserPerMinute: 7,
 } as const;
 
 export type ContentKind = { kind: 'page' } | { kind: 'pdf'; pages: number } | { kind: 'pdf-base64' };
