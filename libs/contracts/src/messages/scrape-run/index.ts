@@ -20,9 +20,7 @@ export const ScrapeRunRequest = z.object({
   /** W3C trace context of the caller, for services that cannot use message headers. */
   traceparent: z.string().optional(),
   /** Whom the LLM tokens of this scrape are booked under (token usage); default: a scrape, no key. */
-  usage: z
-    .object({ endpoint: ActivityEndpoint, apiKey: z.string().min(1).max(64).nullable() })
-    .optional(),
+  usage: z.object({ endpoint: ActivityEndpoint, apiKey: z.string().min(1).max(64).nullable() }).optional(),
 });
 export type ScrapeRunRequest = z.output<typeof ScrapeRunRequest>;
 export type ScrapeRunRequestInput = z.input<typeof ScrapeRunRequest>;
