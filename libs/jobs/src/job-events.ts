@@ -12,6 +12,9 @@ import type { Messaging } from '@wds/messaging';
 import { z } from 'zod';
 import type { JobRow } from './job.types';
 
+/** Job kinds with webhook events. */
+const WEBHOOK_JOB_KINDS: ReadonlySet<string> = new Set(['crawl', 'batch']);
+
 /** A page document larger than this travels trimmed (metadata only) in its event. */
 export const EVENT_DOCUMENT_MAX_BYTES = 256 * 1024;
 
@@ -112,9 +115,9 @@ export class JobEvents {
     webhookId: string,
     body: { success: boolean; data: Document[]; error?: string },
   ): Promise<void> {
-    // Jobs of another kind run by the same service (the batch service's extract and agent jobs)
-    // have no webhook events.
-    if (job.kind !== this.jobKind) return;
+    // Only crawl and batch jobs have webhook events: the other kinds a job service runs (the batch
+    // service's extract and agent jobs) send none.
+    if (!WEBHOOK_JOB_KINDS.has(job.kind)) return;
     const webhook = this.webhookOf(job);
     const event: JobEventInput = {
       ...body,
