@@ -27,7 +27,7 @@ const creationInterrupted = (kind: string) =>
  * `jobQueriesController` serves. Shutdown: the transport stops the page
  * consumer first (its in-flight tasks finish), then this stops the watchdog and hands unused
  * credits back. Extract and agent jobs run on the same page pipeline as job kinds of their own
- * (src/extract, ADR 0022); their RPCs are served here with Messaging.serve.
+ * (src/extract, ADR 0023); their RPCs are served here with Messaging.serve.
  */
 @Injectable()
 export class BatchService implements OnApplicationBootstrap, OnApplicationShutdown {
