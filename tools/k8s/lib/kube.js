@@ -187,6 +187,9 @@ class Kube {
         const failure = current?.status.conditions?.find((c) => c.type === 'ReplicaFailure');
         out[name] = { rs: owned.length, pods: podsOf.length, replicas: d.spec.replicas, want, failure };
         if (failure) problems.push(`${name}: ${failure.message}`);
+        // Until the controller has seen the latest spec, its revision (and so `current`) is the old one.
+        else if ((d.status?.observedGeneration ?? 0) < d.metadata.generation)
+          problems.push(`${name}: generation ${d.metadata.generation} not observed yet`);
         else if (!current) problems.push(`${name}: no ReplicaSet for revision`);
         else if (d.spec.replicas !== want)
           problems.push(`${name}: replicas ${d.spec.replicas}, want ${want}`);
