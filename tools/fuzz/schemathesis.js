@@ -68,6 +68,10 @@ async function startStack() {
     // requests get their documented 400 (docs search quotes passages); the LLM code paths are
     // covered by their own suites against a real model server. WDS_FUZZ_LOCAL_MODEL overrides it.
     WDS_LOCAL_MODEL: process.env.WDS_FUZZ_LOCAL_MODEL || 'none',
+    // Docs search ranks by full text only (as in the e2e stacks): computing the docs' vectors at
+    // start-up can starve a PostgreSQL connect of docs-search past its 5 s timeout on a loaded
+    // 2-core machine, which answered one fuzzed question 503 (the vectors have their own tests).
+    WDS_DOCS_EMBEDDING_DIR: process.env.WDS_FUZZ_DOCS_EMBEDDING_DIR || '',
   };
   delete env.WDS_LLM_BASE_URL;
   delete env.NATS_URL;
@@ -134,6 +138,11 @@ async function main() {
       WORKERS,
       '--seed',
       SEED,
+      // schemathesis 4.32.5's coverage phase sometimes crashes inside its own case generator on
+      // this operation's body schema (a KeyError, reported as "Inconsistent results"), which is
+      // not an answer of ours; its input is covered by the extract/agent integration tests.
+      '--exclude-operation-id',
+      'startAgent',
       '--request-timeout',
       '120',
       '--report',
