@@ -189,23 +189,8 @@ export class PageRunner {
       return;
     }
     const options = parsed.data;
-    let hold: CreditHold;
-    try {
-      hold = await this.credits.hold(job.teamId, scrapeEstimate(options));
-    } catch (err) {
-      if (err instanceof ServiceError && err.code === ErrorCode.INSUFFICIENT_CREDITS) {
-        await this.failJob(job, 'Insufficient credits to continue the job');
-        return;
-      }
-      if (!lastAttempt) throw err;
-      await this.finish(job, task, urlKey, {
-        ok: false,
-        error: describe(err),
-        code: codeOf(err),
-        credits: 0,
-      });
-      return;
-    }
+    const hold = await this.holdOrEnd(job, task, urlKey, scrapeEstimate(options), lastAttempt);
+    if (!hold) return;
 
     let reply: ScrapeRunReply;
     let document: Document;
@@ -250,23 +235,8 @@ export class PageRunner {
     work: PageWork,
     lastAttempt: boolean,
   ): Promise<void> {
-    let hold: CreditHold;
-    try {
-      hold = await this.credits.hold(job.teamId, Math.max(1, work.estimate));
-    } catch (err) {
-      if (err instanceof ServiceError && err.code === ErrorCode.INSUFFICIENT_CREDITS) {
-        await this.failJob(job, 'Insufficient credits to continue the job');
-        return;
-      }
-      if (!lastAttempt) throw err;
-      await this.finish(job, task, urlKey, {
-        ok: false,
-        error: describe(err),
-        code: codeOf(err),
-        credits: 0,
-      });
-      return;
-    }
+    const hold = await this.holdOrEnd(job, task, urlKey, Math.max(1, work.estimate), lastAttempt);
+    if (!hold) return;
     let result: { document: Document; creditsUsed: number };
     try {
       result = await work.run();
@@ -288,6 +258,36 @@ export class PageRunner {
 
   private endpointOf(job: JobRow): ActivityEndpoint {
     return this.opts.hooks.endpoint?.(job) ?? this.opts.endpoint;
+  }
+
+  /**
+   * Holds a page's credit estimate. When it cannot: a team out of credits fails the job; any other
+   * failure is retried by redelivery, and on the last attempt ends the page with that error.
+   * Undefined when the page is dealt with and nothing more must run.
+   */
+  private async holdOrEnd(
+    job: JobRow,
+    task: PageTask,
+    urlKey: string,
+    estimate: number,
+    lastAttempt: boolean,
+  ): Promise<CreditHold | undefined> {
+    try {
+      return await this.credits.hold(job.teamId, estimate);
+    } catch (err) {
+      if (err instanceof ServiceError && err.code === ErrorCode.INSUFFICIENT_CREDITS) {
+        await this.failJob(job, 'Insufficient credits to continue the job');
+        return undefined;
+      }
+      if (!lastAttempt) throw err;
+      await this.finish(job, task, urlKey, {
+        ok: false,
+        error: describe(err),
+        code: codeOf(err),
+        credits: 0,
+      });
+      return undefined;
+    }
   }
 
   private async finish(
