@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
 import { request } from 'undici';
 import { freePort } from '@wds/local-infra';
 import { compileSchema } from '@wds/llm';
@@ -132,6 +133,68 @@ describe('LLM formats through the stack (Firecrawl JS and Python SDKs)', () => {
     expect(r.preview).toBeDefined();
     if (r.preview.limit != null) expect(Number.isInteger(r.preview.limit)).toBe(true);
   }, 900_000);
+
+  it('crawl and batch scrape with summary: every page gets it at 5 credits, tokens booked under crawl / batch_scrape', async () => {
+    const { default: Firecrawl } = await import('@mendable/firecrawl-js');
+    const client = new Firecrawl({ apiKey: KEY, apiUrl: stack.url, timeoutMs: 600_000 } as never);
+    const batch = await client.batchScrape([`${site.url}/blog/a`, `${site.url}/blog/b`], {
+      options: { formats: ['summary'], timeout: 300_000 },
+      pollInterval: 2,
+      timeout: 1800,
+    });
+    expect(batch.status).toBe('completed');
+    expect(batch.data).toHaveLength(2);
+    const crawl = await client.crawl(`${site.url}/blog`, {
+      limit: 3,
+      scrapeOptions: { formats: ['summary'], timeout: 300_000 },
+      pollInterval: 2,
+      timeout: 1800,
+    });
+    expect(crawl.status).toBe('completed');
+    expect(crawl.data.length).toBeGreaterThanOrEqual(2);
+    for (const doc of [...batch.data, ...crawl.data]) {
+      expect(doc.warning ?? '').not.toMatch(/summary format failed/);
+      expect(typeof doc.summary).toBe('string');
+      expect(doc.summary!.length).toBeGreaterThan(0);
+      // The page (1) plus the LLM format surcharge (4); the page's credit hold covered it.
+      expect(doc.metadata?.creditsUsed).toBe(5);
+    }
+    expect(batch.creditsUsed).toBe(5 * batch.data.length);
+    expect(crawl.creditsUsed).toBe(5 * crawl.data.length);
+
+    // Each page's tokens are booked once under its job's endpoint (recorded asynchronously).
+    const ids = (docs: { metadata?: { scrapeId?: string } }[]) => docs.map((d) => d.metadata!.scrapeId!).sort();
+    const want = [
+      ...ids(batch.data).map((jobId) => ({ jobId, endpoint: 'batch_scrape' })),
+      ...ids(crawl.data).map((jobId) => ({ jobId, endpoint: 'crawl' })),
+    ];
+    const db = new Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      const booked = async () =>
+        (
+          await db.query<{ jobId: string; endpoint: string; input: number; output: number }>(
+            `SELECT job_id AS "jobId", endpoint, input_tokens::int AS input, output_tokens::int AS output
+             FROM billing.token_events WHERE job_id = ANY($1::text[]) ORDER BY job_id`,
+            [want.map((w) => w.jobId)],
+          )
+        ).rows;
+      let rows = await booked();
+      for (const end = Date.now() + 120_000; rows.length < want.length && Date.now() < end; ) {
+        await new Promise((r) => setTimeout(r, 500));
+        rows = await booked();
+      }
+      expect(rows.map(({ jobId, endpoint }) => ({ jobId, endpoint }))).toEqual(
+        [...want].sort((a, b) => (a.jobId < b.jobId ? -1 : 1)),
+      );
+      for (const r of rows) {
+        expect(r.input).toBeGreaterThan(0);
+        expect(r.output).toBeGreaterThan(0);
+      }
+    } finally {
+      await db.end();
+    }
+  }, 1_800_000);
 
   it("docs search: the model's tokens go into the team's token usage", async () => {
     const get = async (p: string) => {

@@ -15,7 +15,7 @@ import {
   TRUNCATION_WARNING,
   type LlmConfig,
 } from '../src';
-import { startFaultProxy, type FaultProxy } from './fault-proxy';
+import { startFaultProxy, type FaultProxy } from '@wds/testing';
 
 // Real llama.cpp server with SmolLM2-135M: plumbing, not answer quality. CPU-bound on a shared
 // machine, so each test gets a generous budget.

@@ -4,3 +4,4 @@ export * from './generated-site';
 export * from './job-tables-upgrade';
 export * from './model-server';
 export * from './agent-site';
+export * from './fault-proxy';

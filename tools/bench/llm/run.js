@@ -213,6 +213,30 @@ async function benchFormats(llm, config, server) {
   say(
     `generated tokens / wall time of the calls: ${(gen.tokens / (gen.ms / 1000)).toFixed(1)} tokens/s (prompt processing included)`,
   );
+  if (server) say(serverSpeeds(server.logFile));
+}
+
+/** llama.cpp's own per-request timings (its log): prompt processing and generation tokens/s. */
+function serverSpeeds(logFile) {
+  let log = '';
+  try {
+    log = fs.readFileSync(logFile, 'utf8');
+  } catch {
+    return 'llama.cpp timings: log not readable';
+  }
+  const rate = (re) =>
+    [...log.matchAll(re)].map((m) => ({ ms: Number(m[1]), n: Number(m[2]) })).filter((x) => x.ms > 0);
+  const prompt = rate(/prompt eval time =\s+([\d.]+) ms \/\s+(\d+) tokens/g);
+  const eval_ = rate(/\|\s+eval time =\s+([\d.]+) ms \/\s+(\d+) tokens/g);
+  const fmt = (xs, min) => {
+    const per = xs.filter((x) => x.n >= min).map((x) => (x.n * 1000) / x.ms);
+    const all = (xs.reduce((a, x) => a + x.n, 0) * 1000) / xs.reduce((a, x) => a + x.ms, 0);
+    return `median ${median(per).toFixed(1)} tokens/s per request, ${all.toFixed(1)} overall (n=${xs.length})`;
+  };
+  return [
+    `llama.cpp prompt processing: ${fmt(prompt, 20)}`,
+    `llama.cpp generation:        ${fmt(eval_, 5)}`,
+  ].join('\n');
 }
 
 main().catch((err) => {

@@ -1,4 +1,4 @@
-import { ServiceError, type Branding, type BrowserRenderRequest } from '@wds/contracts';
+import { ServiceError, type Branding, type BrandingColour, type BrowserRenderRequest } from '@wds/contracts';
 import type { NetworkPolicy } from '@wds/outbound';
 import type { Request, Response } from 'playwright-core';
 import { runActions, type ActionResultsRaw } from './actions-runner';
@@ -26,6 +26,8 @@ export interface RenderOutcome {
   screenshot?: Capture;
   /** The branding profile (`branding` format). */
   branding?: Branding;
+  /** The page's colours with their uses (input of the scraper's optional LLM colour-role pass). */
+  brandingPalette?: BrandingColour[];
   actions: ActionResultsRaw;
   blocked: { policy: number; ads: number };
   /** Consent dialogs answered on the page (blockAds). */
@@ -108,7 +110,7 @@ export class PageRenderer {
     const screenshot = req.screenshot
       ? await takeScreenshot(page, job.cdp, req.screenshot, deadline.budget('screenshot'))
       : undefined;
-    const branding = req.branding ? await probeBranding(job.cdp, deadline.budget('branding')) : undefined;
+    const probed = req.branding ? await probeBranding(job.cdp, deadline.budget('branding')) : undefined;
     const html = await readHtml(job.cdp);
     const storageState = opts.captureStorage ? await context.storageState() : undefined;
     return {
@@ -117,7 +119,8 @@ export class PageRenderer {
       contentType: responseHeaders['content-type'],
       html,
       screenshot,
-      branding,
+      branding: probed?.branding,
+      brandingPalette: probed?.palette,
       actions,
       blocked,
       consent,

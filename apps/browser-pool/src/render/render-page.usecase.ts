@@ -118,6 +118,7 @@ export class RenderPageUseCase {
         ? await put('screenshot', o.screenshot.contentType, o.screenshot.data)
         : undefined,
       branding: o.branding,
+      brandingPalette: o.brandingPalette,
       actions: {
         screenshots: await Promise.all(
           o.actions.screenshots.map((s) => put('screenshot', s.contentType, s.data)),

@@ -113,10 +113,28 @@ describe('browser-pool: the branding probe on a rendered page (real Chromium)', 
     expect(b.icons).toEqual({ favicon: `${base}/favicon.ico`, appleTouchIcon: `${base}/touch.png` });
     expect(b.animations).toEqual({ transitionDuration: '0.15s', transitionEasing: 'ease-in-out' });
     expect(b.layout).toMatchObject({ headerHeight: '64px', contentMaxWidth: '960px' });
-    // Deterministic: the same page gives the same profile.
-    expect((await pool.render({ url: `${base}/`, branding: true })).branding).toEqual(b);
+    // The palette beside the profile (input of the scraper's optional LLM roles pass): the page's
+    // colours with their uses, never part of the public profile.
+    expect(b).not.toHaveProperty('palette');
+    const palette = r.brandingPalette!;
+    const colour = (c: string) => palette.find((p) => p.color === c);
+    expect(colour('#FF5A1F')).toMatchObject({ cssVariables: ['--color-primary'] });
+    expect(colour('#FF5A1F')!.button).toBeGreaterThanOrEqual(3);
+    expect(colour('#2563EB')!.link).toBeGreaterThan(0);
+    expect(colour('#111827')!.text).toBeGreaterThan(0);
+    expect(colour('#FFFFFF')!.background).toBeGreaterThan(0);
+    expect(colour('#DC2626')).toMatchObject({ cssVariables: ['--danger'] });
+    expect(colour('#10B981')).toMatchObject({ cssVariables: ['--accent'] });
+    for (const c of ['#6B7280', '#D1D5DB', '#F9FAFB']) expect(colour(c)).toBeDefined();
+    expect(palette.length).toBeLessThanOrEqual(16);
+    // Deterministic: the same page gives the same profile and palette.
+    const again = await pool.render({ url: `${base}/`, branding: true });
+    expect(again.branding).toEqual(b);
+    expect(again.brandingPalette).toEqual(palette);
     // Not asked for: not computed.
-    expect((await pool.render({ url: `${base}/` })).branding).toBeUndefined();
+    const plain = await pool.render({ url: `${base}/` });
+    expect(plain.branding).toBeUndefined();
+    expect(plain.brandingPalette).toBeUndefined();
   });
 
   it('reports a dark colour scheme and leaves out what the page does not have (never null colours)', async () => {

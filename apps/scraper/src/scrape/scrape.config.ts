@@ -24,6 +24,13 @@ function proxyList() {
 export const scrapeEnvShape = {
   /** The LLM provider of the LLM formats (libs/llm README); unset = those formats answer 400. */
   ...LlmEnvShape,
+  /**
+   * `branding`: let the LLM name the colour roles (primary, secondary, accent, link, success,
+   * warning, error) among the colours measured on the page. Off by default: the measured profile
+   * needs no model, and the pass adds a model call (seconds on a CPU model) to every fresh branding
+   * page. Ignored without an LLM provider.
+   */
+  WDS_BRANDING_LLM: envBool().default(false),
   /** Comma list of http(s)://[user:pass@]host:port proxies for `proxy: basic` (rotated); empty = direct. */
   WDS_PROXY_BASIC: proxyList(),
   /** Same for `proxy: enhanced` and the `auto` retry after 401/403/429; empty = direct, no retry. */

@@ -27,6 +27,7 @@ import { StoreHitsUseCase } from './use-cases/store-hits.usecase';
 import { PendingHits, StreamPendingHits } from './storage/pending-hits';
 import { RunScrapeUseCase } from './use-cases/run-scrape.usecase';
 import { PageFormats } from './formats/page-formats';
+import { BrandingRoles } from './formats/llm/branding-roles';
 import { LlmFormats } from './formats/llm/llm-formats';
 import { llmConfigFrom, OpenAiCompatibleLlm, type LlmPort } from '@wds/llm';
 import { reportTokens } from '@wds/credits';
@@ -155,6 +156,7 @@ class OutboundLifecycle implements OnApplicationShutdown {
           new LlmFormats(llm, logger.child({ component: 'llm-formats' }), (event) =>
             reportTokens(messaging, event),
           ),
+          c.WDS_BRANDING_LLM && llm.enabled ? new BrandingRoles(llm) : undefined,
         ),
     },
     {

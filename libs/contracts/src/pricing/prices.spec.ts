@@ -34,6 +34,31 @@ describe('scrape estimate', () => {
     expect(scrapeEstimate(request({ proxy: 'basic', formats: ['markdown', 'audio'] }))).toBe(5);
     expect(scrapeEstimate(request({ formats: ['audio', 'video'] }))).toBe(13);
   });
+
+  it('adds 4 for each LLM format, the onlyCleanContent pass and changeTracking json mode', () => {
+    expect(scrapeEstimate(request({ proxy: 'basic', formats: ['summary'] }))).toBe(5);
+    expect(
+      scrapeEstimate(
+        request({
+          proxy: 'basic',
+          onlyCleanContent: true,
+          formats: [
+            { type: 'json', prompt: 'name' },
+            { type: 'question', question: 'Why?' },
+            { type: 'highlights', query: 'price' },
+            'summary',
+            'markdown',
+          ],
+        }),
+      ),
+    ).toBe(21);
+    expect(
+      scrapeEstimate(request({ proxy: 'basic', formats: [{ type: 'changeTracking', modes: ['json'] }] })),
+    ).toBe(5);
+    expect(
+      scrapeEstimate(request({ proxy: 'basic', formats: [{ type: 'changeTracking', modes: ['git-diff'] }] })),
+    ).toBe(1);
+  });
 });
 
 describe('browser session credits', () => {

@@ -67,14 +67,33 @@ export function mayCostEnhanced(o: Pick<ScrapeRequest, 'proxy' | 'lockdown'>): b
 
 /**
  * Credits held before a scrape runs (the gateway's POST /v2/scrape and each crawl or batch page): the
- * most an ordinary page can cost through the proxies it may use, plus the media formats asked for.
- * The actual cost is settled afterwards, more or less than this.
+ * most an ordinary page can cost through the proxies it may use, plus the media and LLM formats
+ * asked for. The actual cost is settled afterwards, more or less than this.
  */
-export function scrapeEstimate(o: Pick<ScrapeRequest, 'proxy' | 'lockdown' | 'formats'>): number {
+export function scrapeEstimate(
+  o: Pick<ScrapeRequest, 'proxy' | 'lockdown' | 'formats'> & Partial<Pick<ScrapeRequest, 'onlyCleanContent'>>,
+): number {
   const base = mayCostEnhanced(o)
     ? CREDIT_PRICES.page + CREDIT_PRICES.enhancedProxySurcharge
     : CREDIT_PRICES.page;
-  return base + mediaFormatsCost(o);
+  return base + mediaFormatsCost(o) + llmFormatsCost(o);
+}
+
+/**
+ * Credits the requested LLM work adds when the model answers: +4 for each of json, summary,
+ * question, highlights and the onlyCleanContent pass, +4 for changeTracking's json mode.
+ */
+export function llmFormatsCost(
+  o: Pick<ScrapeRequest, 'formats'> & Partial<Pick<ScrapeRequest, 'onlyCleanContent'>>,
+): number {
+  const formats = (['json', 'summary', 'question', 'highlights'] as const).filter(
+    (f) => findFormat(o.formats, f) !== undefined,
+  ).length;
+  const tracking = findFormat(o.formats, 'changeTracking');
+  return (
+    (formats + (o.onlyCleanContent ? 1 : 0)) * CREDIT_PRICES.llmFormat +
+    (tracking?.modes?.includes('json') ? CREDIT_PRICES.changeTrackingJson : 0)
+  );
 }
 
 /** Credits the requested media formats add when produced (+4 each for `audio` and `video`). */

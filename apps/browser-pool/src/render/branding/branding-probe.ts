@@ -9,6 +9,9 @@
  * named after the role (`--primary`, `--color-accent`, `--danger`...), its buttons (the most used
  * filled button style is primary), then the most used saturated colours. Keys never get null values
  * (the Python SDK types them as strings): a role that cannot be determined is left out.
+ * Beside the profile it returns `palette` (the page's colours with where each is used, at most 16),
+ * which {@link probeBranding} hands back separately: it is input for the optional LLM naming of
+ * colour roles in the scraper, not part of the public profile.
  */
 export const BRANDING_PROBE = String.raw`(() => {
   const MAX_ELEMENTS = 4000;
@@ -48,7 +51,7 @@ export const BRANDING_PROBE = String.raw`(() => {
   const bgHex = hex(pageBg);
 
   const textColors = new Map(), fonts = new Map(), weights = new Map(), saturated = new Map(), spacings = new Map();
-  const linkColors = new Map();
+  const linkColors = new Map(), bgAreas = new Map(), borderColors = new Map();
   const all = body.querySelectorAll('*');
   const n = Math.min(all.length, MAX_ELEMENTS);
   for (let i = 0; i < n; i++) {
@@ -69,8 +72,11 @@ export const BRANDING_PROBE = String.raw`(() => {
     const bg = solidV(s.backgroundColor);
     if (bg && el !== body) {
       const r = el.getBoundingClientRect();
-      if (sat(bg) > 0.35) tally(saturated, hex(bg), Math.min(r.width * r.height, 200000) / 100);
+      const area = Math.min(r.width * r.height, 200000) / 100;
+      if (sat(bg) > 0.35) tally(saturated, hex(bg), area);
+      tally(bgAreas, hex(bg), area);
     }
+    if (px(s.borderTopWidth) > 0 && s.borderTopStyle !== 'none') tally(borderColors, solid(s.borderTopColor), 1);
     for (const v of [s.paddingTop, s.paddingLeft, s.marginTop, s.marginBottom]) { const p = Math.round(px(v)); if (p > 0 && p <= 128) tally(spacings, p, 1); }
   }
 
@@ -208,6 +214,22 @@ export const BRANDING_PROBE = String.raw`(() => {
     animations: {},
     layout: {},
   };
+  // The colours the page uses, with where they are used: what an optional LLM pass may assign roles
+  // among (it never sees, and so can never return, a colour that is not on the page).
+  const palette = new Map();
+  const use = (c, k, w) => { if (!c) return; const e = palette.get(c) || { color: c, text: 0, background: 0, border: 0, link: 0, button: 0, cssVariables: [] }; e[k] += w; palette.set(c, e); };
+  for (const [c, w] of textColors) use(c, 'text', Math.round(w));
+  for (const [c, w] of bgAreas) use(c, 'background', Math.round(w));
+  for (const [c, w] of borderColors) use(c, 'border', Math.round(w));
+  for (const [c, w] of linkColors) use(c, 'link', Math.round(w));
+  for (const b of buttons) { if (b.filled) use(b.background, 'button', 1); if (b.borderColor) use(b.borderColor, 'button', 1); }
+  use(bgHex, 'background', 1);
+  for (const name of Array.from(names).sort()) {
+    const c = solid(rootStyle.getPropertyValue(name).trim());
+    if (c && /colou?r|primary|secondary|accent|brand|success|warn|error|danger|info|link|bg|background/i.test(name)) { use(c, 'text', 0); const e = palette.get(c); if (e.cssVariables.length < 4) e.cssVariables.push(name); }
+  }
+  const weight = (e) => e.text / 10 + e.background / 50 + e.border + e.link + e.button * 20 + e.cssVariables.length * 50 + (e.color === bgHex ? 1000 : 0);
+  out.palette = Array.from(palette.values()).map((e, i) => [e, weight(e), i]).sort((a, b) => b[1] - a[1] || a[2] - b[2]).slice(0, 16).map((x) => x[0]);
   const brandName = meta('meta[property="og:site_name"]') || meta('meta[name="application-name"]');
   if (brandName) out.brandName = brandName.trim();
   if (logo) out.logo = logo;

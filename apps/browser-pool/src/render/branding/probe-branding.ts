@@ -1,4 +1,5 @@
-import { Branding, ServiceError } from '@wds/contracts';
+import { Branding, BrandingColour, ServiceError } from '@wds/contracts';
+import { z } from 'zod';
 import type { CDPSession } from 'playwright-core';
 import { BRANDING_PROBE } from './branding-probe';
 
@@ -7,7 +8,10 @@ import { BRANDING_PROBE } from './branding-probe';
  * isolated world of the main frame (the page's own scripts share the DOM but not the probe's globals,
  * so an overridden `getComputedStyle` or prototype cannot steer it).
  */
-export async function probeBranding(cdp: CDPSession, timeoutMs: number): Promise<Branding> {
+export async function probeBranding(
+  cdp: CDPSession,
+  timeoutMs: number,
+): Promise<{ branding: Branding; palette: BrandingColour[] }> {
   const { frameTree } = await cdp.send('Page.getFrameTree');
   const { executionContextId } = await cdp.send('Page.createIsolatedWorld', {
     frameId: frameTree.frame.id,
@@ -25,12 +29,20 @@ export async function probeBranding(cdp: CDPSession, timeoutMs: number): Promise
       reason: 'branding',
     });
   }
-  const parsed = Branding.safeParse(res.result.value);
+  const { palette: rawPalette, ...profile } = (res.result.value ?? {}) as { palette?: unknown };
+  const parsed = Branding.safeParse(profile);
+  const palette = z.array(BrandingColour).max(16).safeParse(rawPalette ?? []);
   if (!parsed.success) {
     throw new ServiceError(
       'INTERNAL',
       `The branding probe returned an unexpected shape: ${parsed.error.message}`,
     );
   }
-  return parsed.data;
+  if (!palette.success) {
+    throw new ServiceError(
+      'INTERNAL',
+      `The branding probe returned an unexpected palette: ${palette.error.message}`,
+    );
+  }
+  return { branding: parsed.data, palette: palette.data };
 }

@@ -13,6 +13,7 @@ import type { RenderedPage } from '../engine/browser-engine';
 import { extractAttributes } from './attributes';
 import type { TrackChangesUseCase } from './change-tracking/track-changes.usecase';
 import type { MediaFormats } from './media/media-formats';
+import type { BrandingRoles } from './llm/branding-roles';
 import type { LlmFormats, LlmTokenReport } from './llm/llm-formats';
 
 type Options = ScrapeRunRequest['options'];
@@ -24,6 +25,22 @@ export interface PerRequestOutcome {
   credits: number;
   /** Tokens the LLM formats spent (reported to billing by the caller). */
   tokens: LlmTokenReport[];
+}
+
+/** `attributes` and `branding` of a fetched page, with the tokens and warnings of the branding pass. */
+export interface PageFieldsOutcome {
+  fields: Partial<Document>;
+  warnings: string[];
+  tokens: LlmTokenReport[];
+}
+
+export interface PageFieldsInput {
+  cmd: ScrapeRunRequest;
+  zeroDataRetention: boolean;
+  page: FetchedPage;
+  rendered: RenderedPage | undefined;
+  /** Epoch ms by which the scrape must answer. */
+  deadline: number;
 }
 
 export interface PerRequestInput {
@@ -48,6 +65,8 @@ export class PageFormats {
     private readonly changes: TrackChangesUseCase,
     private readonly media: MediaFormats | undefined,
     private readonly llm?: LlmFormats,
+    /** The optional LLM naming of branding colour roles (WDS_BRANDING_LLM with a provider). */
+    private readonly brandingRoles?: BrandingRoles,
   ) {}
 
   /** Whether an LLM provider serves the LLM formats. */
@@ -86,16 +105,62 @@ export class PageFormats {
     return requested;
   }
 
-  /** `attributes` and `branding` of a freshly obtained page (part of its cacheable document). */
-  pageFields(o: Options, page: FetchedPage, rendered: RenderedPage | undefined): Partial<Document> {
-    const out: Partial<Document> = {};
+  /**
+   * `attributes` and `branding` of a freshly obtained page (part of its cacheable document). With
+   * WDS_BRANDING_LLM the model names the colour roles among the page's measured colours here, once
+   * per fetched page: the roles depend only on the page, so they are part of the cached copy (a
+   * cache hit spends no tokens). Not under zero data retention (no page content goes to the model).
+   */
+  async pageFields(input: PageFieldsInput): Promise<PageFieldsOutcome> {
+    const { page, rendered } = input;
+    const o = input.cmd.options;
+    const out: PageFieldsOutcome = { fields: {}, warnings: [], tokens: [] };
     const attributes = findFormat(o.formats, 'attributes');
     if (attributes) {
       const html = isHtml(page) ? decodeBody(page.body, page.contentType).text : '';
-      out.attributes = extractAttributes(html, attributes);
+      out.fields.attributes = extractAttributes(html, attributes);
     }
-    if (findFormat(o.formats, 'branding') && rendered?.branding) out.branding = rendered.branding;
+    if (findFormat(o.formats, 'branding') && rendered?.branding) {
+      out.fields.branding = rendered.branding;
+      if (this.brandingRoles && !input.zeroDataRetention && rendered.brandingPalette?.length) {
+        await this.nameBrandingRoles(input, rendered.branding, rendered.brandingPalette, out);
+      }
+    }
     return out;
+  }
+
+  private async nameBrandingRoles(
+    input: PageFieldsInput,
+    branding: NonNullable<RenderedPage['branding']>,
+    palette: NonNullable<RenderedPage['brandingPalette']>,
+    out: PageFieldsOutcome,
+  ): Promise<void> {
+    try {
+      const r = await this.brandingRoles!.execute({
+        branding,
+        palette,
+        url: input.cmd.options.url,
+        signal: AbortSignal.timeout(Math.max(1, input.deadline - Date.now())),
+      });
+      out.fields.branding = r.branding;
+      out.warnings.push(...r.warnings);
+      if (r.usage) out.tokens.push({ feature: 'branding', usage: r.usage, model: r.model });
+    } catch (err) {
+      out.warnings.push(
+        `The model could not name the branding colour roles (${(err as Error).message}); the measured roles are kept.`,
+      );
+    }
+    if (out.tokens.length > 0) {
+      await this.llm?.report(
+        {
+          teamId: input.cmd.teamId,
+          jobId: input.cmd.jobId,
+          endpoint: input.cmd.usage?.endpoint ?? 'scrape',
+          apiKey: input.cmd.usage?.apiKey ?? null,
+        },
+        out.tokens,
+      );
+    }
   }
 
   /** `changeTracking`, `audio`, `video`: computed for this request, after the page is obtained. */

@@ -55,7 +55,13 @@ interface ScrapeRun {
   activity?: ScrapeActivity;
 }
 
-type Fetched = { page: FetchedPage; built: BuiltDocument; outcome: PageOutcome };
+type Fetched = {
+  page: FetchedPage;
+  built: BuiltDocument;
+  outcome: PageOutcome;
+  /** Tokens spent on the page's own fields (the branding colour-role pass). */
+  pageTokens: number;
+};
 
 /** Runs a page scrape request within its deadline; `now` is injectable for tests. */
 export class RunScrapeUseCase {
@@ -152,7 +158,10 @@ export class RunScrapeUseCase {
    * A fetched page: its per-request formats and price, the answer document; the job recorded and,
    * when the policy and the page allow, the cache entry written (sharing one gzip when they can).
    */
-  private async fresh(run: ScrapeRun, { page, built, outcome }: Fetched): Promise<DeliveredResult> {
+  private async fresh(
+    run: ScrapeRun,
+    { page, built, outcome, pageTokens }: Fetched,
+  ): Promise<DeliveredResult> {
     const { cmd, zdr } = run;
     const o = cmd.options;
     const perRequest = this.formats.isPerRequest(o);
@@ -169,7 +178,7 @@ export class RunScrapeUseCase {
         })
       : undefined;
     const credits = freshScrapeCost(built.content, page.proxyUsed) + (extras?.credits ?? 0);
-    const tokensUsed = tokensOf(extras);
+    const tokensUsed = pageTokens + tokensOf(extras);
     const cached = mayStore(run.policy, page.status, !!outcome.rendered?.screenshot)
       ? await this.storeInCache(run, built, fetchedAt)
       : undefined;
@@ -281,9 +290,17 @@ export class RunScrapeUseCase {
       deadline - this.now(),
     );
     // attributes and branding belong to the page: they are part of its cached copy.
-    const pageFields = this.formats.pageFields(o, page, outcome.rendered);
-    if (Object.keys(pageFields).length > 0) built.document = { ...built.document, ...pageFields };
-    return { page, built, outcome };
+    const pageFields = await this.formats.pageFields({
+      cmd,
+      zeroDataRetention: zdr,
+      page,
+      rendered: outcome.rendered,
+      deadline,
+    });
+    if (Object.keys(pageFields.fields).length > 0) built.document = { ...built.document, ...pageFields.fields };
+    const warning = joinWarnings(built.document.warning, ...pageFields.warnings);
+    if (warning) built.document = { ...built.document, warning };
+    return { page, built, outcome, pageTokens: tokensOf(pageFields) };
   }
 
   private async fromCache(

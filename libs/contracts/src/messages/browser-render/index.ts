@@ -82,6 +82,22 @@ export const RenderedContent = z.object({
 });
 export type RenderedContent = z.output<typeof RenderedContent>;
 
+/**
+ * One colour of a rendered page and where it is used (text characters, background area in 100 px²,
+ * bordered elements, link characters, buttons, the CSS custom properties holding it): the input of
+ * the optional LLM naming of branding colour roles, which may only pick among these colours.
+ */
+export const BrandingColour = z.object({
+  color: z.string().regex(/^#[0-9A-F]{6}$/),
+  text: z.int().min(0),
+  background: z.int().min(0),
+  border: z.int().min(0),
+  link: z.int().min(0),
+  button: z.int().min(0),
+  cssVariables: z.array(z.string().max(200)).max(4),
+});
+export type BrandingColour = z.output<typeof BrandingColour>;
+
 export const BrowserRenderReply = z
   .object({
     /** HTTP status of the main document (after redirects). */
@@ -94,6 +110,8 @@ export const BrowserRenderReply = z
     screenshot: Artifact.optional(),
     /** The branding profile, when asked for. */
     branding: Branding.optional(),
+    /** The page's colours with their uses, beside `branding` (at most 16). */
+    brandingPalette: z.array(BrandingColour).max(16).optional(),
     actions: z.object({
       screenshots: z.array(Artifact),
       javascriptReturns: z.array(z.object({ type: z.string(), value: z.unknown() })),

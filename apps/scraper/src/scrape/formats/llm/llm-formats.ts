@@ -161,13 +161,14 @@ export class LlmFormats {
       out.credits += outcome.credits;
       if (outcome.usage) out.tokens.push({ feature: name, usage: outcome.usage, model: outcome.model });
     }
-    await this.report(input, out.tokens);
+    await this.report(input.billing, out.tokens);
     return out;
   }
 
   /** Provider-reported tokens go to billing's token usage; estimates never do (contract). */
-  private async report(input: LlmFormatsInput, tokens: LlmTokenReport[]): Promise<void> {
+  async report(billing: LlmFormatsInput['billing'], tokens: LlmTokenReport[]): Promise<void> {
     if (!this.tokens) return;
+    const input = { billing };
     const sink = this.tokens;
     const at = Date.now();
     await Promise.all(
