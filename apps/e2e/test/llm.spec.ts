@@ -163,7 +163,8 @@ describe('LLM formats through the stack (Firecrawl JS and Python SDKs)', () => {
     expect(crawl.creditsUsed).toBe(5 * crawl.data.length);
 
     // Each page's tokens are booked once under its job's endpoint (recorded asynchronously).
-    const ids = (docs: { metadata?: { scrapeId?: string } }[]) => docs.map((d) => d.metadata!.scrapeId!).sort();
+    const ids = (docs: { metadata?: { scrapeId?: string } }[]) =>
+      docs.map((d) => d.metadata!.scrapeId!).sort();
     const want = [
       ...ids(batch.data).map((jobId) => ({ jobId, endpoint: 'batch_scrape' })),
       ...ids(crawl.data).map((jobId) => ({ jobId, endpoint: 'crawl' })),
@@ -180,7 +181,7 @@ describe('LLM formats through the stack (Firecrawl JS and Python SDKs)', () => {
           )
         ).rows;
       let rows = await booked();
-      for (const end = Date.now() + 120_000; rows.length < want.length && Date.now() < end; ) {
+      for (const end = Date.now() + 120_000; rows.length < want.length && Date.now() < end;) {
         await new Promise((r) => setTimeout(r, 500));
         rows = await booked();
       }

@@ -8,7 +8,7 @@
 // params-preview correctness, p50 latency per format and generation speed. Build first
 // (npx tsc -b tsconfig.build.json). BENCH_LLM_MODEL picks another local model; BENCH_LLM_PAGES=N
 // limits the pages. Then the browser agent's tasks (agent.js: success rate, steps, latency);
-// BENCH_LLM_ONLY=agent or =formats runs one section.
+// BENCH_LLM_ONLY=agent, =formats (formats + branding roles) or =branding runs one section.
 const fs = require('node:fs');
 const path = require('node:path');
 const { gzipSync } = require('node:zlib');
@@ -27,6 +27,7 @@ const { SummaryFormat } = req('apps/scraper/dist/scrape/formats/llm/summary.form
 const { GenerateCrawlParamsUseCase } = req('apps/gateway/dist/crawl/crawl-params.usecase.js');
 const fixtures = require('./fixtures');
 const { benchAgent } = require('./agent');
+const { benchBranding } = require('./branding');
 
 const say = (s) => process.stdout.write(`${s}\n`);
 const norm = (v) =>
@@ -97,8 +98,9 @@ async function main() {
   const llm = new OpenAiCompatibleLlm(config);
   const only = process.env.BENCH_LLM_ONLY;
   try {
-    if (only !== 'agent') await benchFormats(llm, config, server);
-    if (only !== 'formats') await benchAgent(llm, say);
+    if (only !== 'agent' && only !== 'branding') await benchFormats(llm, config, server);
+    if (only !== 'agent') await benchBranding(llm, say);
+    if (only !== 'formats' && only !== 'branding') await benchAgent(llm, say);
   } finally {
     // A failing section must not leave the model server running (it holds ~2 GB).
     if (server) {

@@ -31,7 +31,10 @@ export async function probeBranding(
   }
   const { palette: rawPalette, ...profile } = (res.result.value ?? {}) as { palette?: unknown };
   const parsed = Branding.safeParse(profile);
-  const palette = z.array(BrandingColour).max(16).safeParse(rawPalette ?? []);
+  const palette = z
+    .array(BrandingColour)
+    .max(16)
+    .safeParse(rawPalette ?? []);
   if (!parsed.success) {
     throw new ServiceError(
       'INTERNAL',

@@ -297,7 +297,8 @@ export class RunScrapeUseCase {
       rendered: outcome.rendered,
       deadline,
     });
-    if (Object.keys(pageFields.fields).length > 0) built.document = { ...built.document, ...pageFields.fields };
+    if (Object.keys(pageFields.fields).length > 0)
+      built.document = { ...built.document, ...pageFields.fields };
     const warning = joinWarnings(built.document.warning, ...pageFields.warnings);
     if (warning) built.document = { ...built.document, warning };
     return { page, built, outcome, pageTokens: tokensOf(pageFields) };

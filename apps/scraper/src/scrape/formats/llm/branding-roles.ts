@@ -44,11 +44,13 @@ export class BrandingRoles {
   }): Promise<BrandingRolesOutcome> {
     const { branding, palette } = input;
     if (palette.length === 0) return { branding, named: {}, warnings: [] };
+    const allowed = allowedColours(palette, branding);
     const colours = palette.map((c) => c.color);
-    const choice = { type: 'string', enum: [...colours, NONE] };
     const schema = {
       type: 'object',
-      properties: Object.fromEntries(NAMED_ROLES.map((r) => [r, choice])),
+      properties: Object.fromEntries(
+        NAMED_ROLES.map((r) => [r, { type: 'string', enum: [...allowed[r], NONE] }]),
+      ),
       required: [...NAMED_ROLES],
       additionalProperties: false,
     };
@@ -81,12 +83,36 @@ export class BrandingRoles {
     for (const role of NAMED_ROLES) {
       const c = answer[role];
       // The schema already restricts values to the palette; checked again so no colour is invented.
-      if (typeof c !== 'string' || c === NONE || !colours.includes(c)) continue;
+      if (typeof c !== 'string' || c === NONE || !allowed[role].includes(c) || !colours.includes(c)) continue;
       if (colors[role] !== c) named[role] = c;
       colors[role] = c;
     }
     return { ...base, branding: { ...branding, colors }, named, warnings: r.warnings };
   }
+}
+
+/**
+ * The colours each role may take: always colours of the palette; brand roles (primary, secondary,
+ * accent) never the measured page background or body text colour (a small model otherwise names the
+ * most used colour); `link` only colours links use, when the page has any.
+ */
+export function allowedColours(
+  palette: readonly BrandingColour[],
+  branding: Branding,
+): Record<Role, string[]> {
+  const all = palette.map((c) => c.color);
+  const plain = new Set([branding.colors?.background, branding.colors?.textPrimary]);
+  const brand = all.filter((c) => !plain.has(c));
+  const links = palette.filter((c) => c.link > 0).map((c) => c.color);
+  return {
+    primary: brand,
+    secondary: brand,
+    accent: brand,
+    link: links.length > 0 ? links : all,
+    success: all,
+    warning: all,
+    error: all,
+  };
 }
 
 /** One line per colour: where the page uses it (the model's only evidence). */
