@@ -1,5 +1,6 @@
 import { El, F } from '../dom/node';
 import { T } from '../dom/tags';
+import { emphasised, isSmallPrint, opensWithRule } from './typography';
 
 /**
  * Content scoring over the parsed tree (after the boilerplate filter), in the spirit of Readability's
@@ -18,6 +19,10 @@ import { T } from '../dom/tags';
  *    the siblings that carry none are dropped.
  * 4. Inside the root: the negative-named containers are dropped, and so are link rows before the first
  *    and after the last good block (share rows, tag lists, "read more" links).
+ * 5. Typographic cues (./typography): small print (`<small>`, inline font sizes of 11px and below) is
+ *    metadata unless it sits in running prose; a sibling section that opens with a thematic break
+ *    (`<hr>`) after the text is end matter and is not merged; a closing run of all-emphasised
+ *    paragraphs carrying links (subscribe/follow/contact notes) is dropped.
  */
 
 /** Non-link characters for a block to count as prose on its own. */
@@ -55,6 +60,7 @@ const INLINE_META = new Set([
   'byline',
   'caption',
   'credit',
+  'small',
 ]);
 // schema.org dates (`itemprop="datePublished"`) are metadata whatever their class.
 const REL_TAG = /(?:^|\s)tag(?=\s|$)/i;
@@ -118,7 +124,7 @@ class Collector {
         if (link) b.link += n;
         b.sentence = endsSentence(c);
       } else if (!(c.flags & F.Removed) && !(c.traits & T.NoMarkdown)) {
-        if (c.tag === 'figcaption' || (c.attrs !== null && this.attributes(c))) {
+        if (c.tag === 'figcaption' || (c.attrs !== null ? this.attributes(c) : this.smallPrint(c))) {
           c.flags |= F.Removed;
           continue;
         }
@@ -133,19 +139,28 @@ class Collector {
     }
   }
 
+  /** A bare `<small>` (HTML's side comments and small print) is vetted like inline metadata. */
+  private smallPrint(el: El): boolean {
+    if (el.tag === 'small') this.inlineMeta.push(el);
+    return false;
+  }
+
   /** One pass over the attributes: true when hidden; records a negative class/id word. */
   private attributes(el: El): boolean {
     const attrs = el.attrs as string[];
     let cls: string | undefined;
     let id: string | undefined;
     let dateProp = false;
+    let small = el.tag === 'small';
     for (let i = 0; i < attrs.length; i += 2) {
       const name = attrs[i];
       if (name === 'class') cls = attrs[i + 1];
       else if (name === 'id') id = attrs[i + 1];
       else if (name === 'hidden') return true;
-      else if (name === 'style' && HIDDEN_STYLE.test(attrs[i + 1])) return true;
-      else if (name === 'itemprop' && META_ITEMPROP.test(attrs[i + 1])) dateProp = true;
+      else if (name === 'style') {
+        if (HIDDEN_STYLE.test(attrs[i + 1])) return true;
+        small = isSmallPrint(attrs[i + 1]);
+      } else if (name === 'itemprop' && META_ITEMPROP.test(attrs[i + 1])) dateProp = true;
       else if (name === 'rel' && el.tag === 'a' && REL_TAG.test(attrs[i + 1])) this.tagLinks.push(el);
     }
     const inline = (el.traits & T.NotBoilerplate) !== 0;
@@ -157,6 +172,7 @@ class Collector {
       const m = NEGATIVE.exec(words(s));
       if (m !== null) word = m[0].replace(/^[^a-zA-Z]/, '').toLowerCase();
     }
+    if (word === undefined && small) word = 'small';
     if (word === undefined) return false;
     if (!inline) this.negatives.set(el, word);
     else if (INLINE_META.has(word) && el.tag !== 'a' && el.tag !== 'img') this.inlineMeta.push(el);
@@ -358,7 +374,34 @@ function trimEdges(blocks: Block[], root: El, goodCount: Float64Array): void {
     if (inside[i].kind !== Kind.Linky) continue;
     el.flags |= F.Removed;
   }
+  dropTrailingNotes(inside, first, root);
 }
+
+/**
+ * Closing notes set apart in italics or bold after the text (an author bio, "Email the author at ...",
+ * "Follow us on ...", a newsletter or subscription pitch, a sponsor line): a run of paragraphs at the
+ * end of the root whose prose is all emphasised, after the last plain paragraph. Link rows between
+ * them are skipped; the run is kept when it is a large share of the text (an all-italic article).
+ */
+function dropTrailingNotes(inside: Block[], first: number, root: El): void {
+  const notes: El[] = [];
+  let noteText = 0;
+  let total = 0;
+  for (const b of inside) total += b.text;
+  for (let i = inside.length - 1; i > first; i--) {
+    const b = inside[i];
+    const el = b.el;
+    if (b.text === 0 || b.kind === Kind.Linky || removedBelow(el, root)) continue;
+    if (el.flags & F.HasBlock || el === root || !emphasised(el) || b.link === 0) break;
+    notes.push(el);
+    noteText += b.text;
+  }
+  if (notes.length === 0 || noteText > total * NOTES_MAX_SHARE) return;
+  for (const el of notes) el.flags |= F.Removed;
+}
+
+/** Share of a trailing run of emphasised notes in the root's text above which it is the text itself. */
+const NOTES_MAX_SHARE = 0.25;
 
 function inLinkedItem(el: El, scope: El): boolean {
   for (let p: El | null = el; p !== null && p !== scope; p = p.parent) {
@@ -454,6 +497,7 @@ function pickRoot(blocks: Block[], scope: El, prose: Float64Array): El | null {
     const parent: El = cur.parent;
     const threshold = Math.max(PROSE_SIBLING, prose[best.idx] * 0.2);
     const carries = (c: El): boolean =>
+      !(c.idx > cur.idx && opensWithRule(c)) &&
       (prose[c.idx] >= threshold || ((c.flags & F.HasTable) !== 0 && c.textLen >= threshold)) &&
       !(c.flags & F.Negative) &&
       c.linkLen < c.textLen * SIBLING_MAX_LINK;

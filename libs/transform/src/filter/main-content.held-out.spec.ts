@@ -13,7 +13,7 @@ const { runHeldOut } = require('../../test/held-out/held-out') as {
 };
 
 // Held-out pages of other types than the news/blog benchmark the heuristics were tuned on (docs,
-// forum thread, product, service, listing, help centre), hand-written with what a reader wants marked
+// forum thread, product, service, listing, help centre, recipe, podcast episode), hand-written with what a reader wants marked
 // `data-expect`. A rule that only fits the benchmark shows here as lost recall or precision.
 const result = runHeldOut(transform, path.join(__dirname, '../../test/held-out'));
 
@@ -52,5 +52,20 @@ describe('onlyMainContent on held-out page types', () => {
     expect(recipe).not.toContain('fruit preserves');
     for (const meta of ['Recipe by Maren Holt', '3 October 2024', 'Last updated', 'Photograph: Maren Holt'])
       expect(recipe).not.toContain(meta);
+  });
+
+  it('drops the small print, the closing italic subscribe/follow notes and the end matter after a rule of a podcast episode page', () => {
+    const episode = result.pages.find((p) => p.file === 'podcast-episode.html')?.predicted ?? '';
+    expect(episode).toContain('Why bridges sing in the wind');
+    expect(episode).toContain('helped her team date the start of an oscillation');
+    expect(episode).toContain('a row of perforated fairings');
+    // <small> and an 11px paragraph: small print.
+    expect(episode).not.toContain('Recorded 12 February 2025');
+    expect(episode).not.toContain('generated automatically');
+    // Emphasised closing notes carrying links, after the last plain paragraph.
+    expect(episode).not.toContain('Subscribe to Structures');
+    expect(episode).not.toContain('Follow the show');
+    // A sibling section that opens with <hr>: the network's boilerplate.
+    expect(episode).not.toContain('Fieldnote Audio');
   });
 });
