@@ -2,6 +2,7 @@
 // Transform pipeline benchmark: @wds/transform (main-content filter + markdown + links + metadata)
 // against turndown + turndown-plugin-gfm on the same generated corpus, in one process, one core.
 // Run after building the lib: npx tsc -b libs/transform/tsconfig.build.json && node tools/bench/transform.bench.js
+// Env: BENCH_RUNS, BENCH_WARMUP, BENCH_PER_PAGE=0 (skip the per-page CPU-time table), BENCH_ENFORCE=1.
 const os = require('node:os');
 const { performance } = require('node:perf_hooks');
 const { generateCorpus } = require('./corpus');
@@ -56,6 +57,54 @@ function measure(name, corpus, fn) {
   };
 }
 
+/** CPU milliseconds per call of `fn(page)`, median of `rounds` batches of `reps` calls. */
+function cpuPerCall(fn, page, reps, rounds) {
+  const per = [];
+  for (let r = 0; r < rounds; r++) {
+    const c0 = process.cpuUsage();
+    for (let i = 0; i < reps; i++) fn(page);
+    const c = process.cpuUsage(c0);
+    per.push((c.user + c.system) / 1000 / reps);
+  }
+  return median(per);
+}
+
+/**
+ * Per page, CPU time of ours and of turndown+gfm, measured in alternating batches (so both see the
+ * same heap and machine state), each batch long enough for process.cpuUsage's resolution.
+ */
+function perPage(corpus, ours, theirs, out) {
+  out('');
+  out('per page, CPU time (median of 5 alternating batches after one warm-up batch each):');
+  out('| page | KB | ours ms | turndown+gfm ms | x turndown |');
+  out('|---|---|---|---|---|');
+  let logSum = 0;
+  let worst = { name: '', ratio: Infinity };
+  for (const p of corpus) {
+    const kb = Buffer.byteLength(p.html) / 1024;
+    const repsOurs = Math.max(1, Math.round(2000 / kb));
+    const repsTheirs = Math.max(1, Math.round(150 / kb));
+    cpuPerCall(ours, p, repsOurs, 1);
+    cpuPerCall(theirs, p, repsTheirs, 1);
+    const o = [];
+    const t = [];
+    for (let r = 0; r < 5; r++) {
+      o.push(cpuPerCall(ours, p, repsOurs, 1));
+      t.push(cpuPerCall(theirs, p, repsTheirs, 1));
+    }
+    const ratio = median(t) / median(o);
+    logSum += Math.log(ratio);
+    if (ratio < worst.ratio) worst = { name: p.name, ratio };
+    out(
+      `| ${p.name} | ${kb.toFixed(0)} | ${median(o).toFixed(2)} | ${median(t).toFixed(1)} | ${ratio.toFixed(1)} |`,
+    );
+  }
+  out('');
+  out(
+    `per-page ratio: geometric mean ${Math.exp(logSum / corpus.length).toFixed(1)}x, lowest ${worst.ratio.toFixed(1)}x (${worst.name})`,
+  );
+}
+
 function main() {
   const { transformHtml } = require('@wds/transform');
   const TurndownService = require('turndown');
@@ -66,6 +115,12 @@ function main() {
   const largest = Math.max(...corpus.map((p) => Buffer.byteLength(p.html)));
   const out = (s) => process.stdout.write(`${s}\n`);
   out(`node ${process.version}, ${os.cpus()[0].model}, ${os.cpus().length} cores (single-threaded run)`);
+  out(
+    `V8 flags: ${process.execArgv.join(' ') || 'default'}; load average at start: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   out(
     `corpus: ${corpus.length} pages, ${(bytes / 1048576).toFixed(2)} MB, largest ${(largest / 1048576).toFixed(2)} MB; ${RUNS} timed runs after ${WARMUP} warm-up passes`,
   );
@@ -106,6 +161,14 @@ function main() {
   for (const r of results) {
     out(
       `| ${r.name} | ${r.mbps.toFixed(1)} | ${r.cpuMbps.toFixed(1)} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.max.toFixed(1)} | ${(r.mbps / baseline.mbps).toFixed(1)} | ${r.rss.toFixed(0)} |`,
+    );
+  }
+  if (process.env.BENCH_PER_PAGE !== '0') {
+    perPage(
+      corpus,
+      (p) => transformHtml(p.html, { url: p.url, formats, onlyMainContent: true }),
+      (p) => td.turndown(p.html),
+      out,
     );
   }
   out('');

@@ -159,7 +159,7 @@ class Collector {
       else if (name === 'hidden') return true;
       else if (name === 'style') {
         if (HIDDEN_STYLE.test(attrs[i + 1])) return true;
-        small = isSmallPrint(attrs[i + 1]);
+        if (isSmallPrint(attrs[i + 1])) small = true;
       } else if (name === 'itemprop' && META_ITEMPROP.test(attrs[i + 1])) dateProp = true;
       else if (name === 'rel' && el.tag === 'a' && REL_TAG.test(attrs[i + 1])) this.tagLinks.push(el);
     }

@@ -4,10 +4,13 @@ import { decodeHTML } from 'entities';
 export const BR = '\u0001';
 
 const WS = /[ \t\n\r\f\u00a0]+/g;
+/** Whitespace that collapsing would change: a run of two or more, or anything but a plain space. */
+const WS_CHANGE = /[\t\n\r\f\u00a0]| {2}/;
 const NEEDS_ESCAPE = /[\\*_`[\]<]/;
 
 export function collapseWs(s: string): string {
-  return s.replace(WS, ' ');
+  // Most attribute values (titles, alt texts) need no change: one scan, no new string.
+  return WS_CHANGE.test(s) ? s.replace(WS, ' ') : s;
 }
 
 // Regex scans are the fastest primitive V8 offers for this (native code, no per-char JS loop):
