@@ -1,10 +1,15 @@
 'use strict';
 // Browser sessions through the gateway on 127.0.0.1: NATS + PostgreSQL from libs/local-infra,
-// billing, browser-pool and the gateway as their own processes (apps/*/dist/main.js). Figures:
-// session create p50/p95 (baseline, same process: launching chromium-headless-shell with
-// playwright-core and opening a page), execute round trip of a trivial node/python/bash call
-// (baseline: GET /v2/browser, a trivial authenticated gateway call answered over NATS), and PSS per
-// idle session (every process of the sessions' sandbox uids). Run after the build:
+// billing, scraper, browser-pool and the gateway as their own processes (apps/*/dist/main.js).
+// Two browser-pool runs in one process, "before" (WDS_SESSION_WARM_BROWSERS=0,
+// WDS_SESSION_LEAN_BROWSER=false) then "after" (2 warm browsers, lean browser), each with:
+// session create p50/p95 (baseline: launching chromium-headless-shell with playwright-core and
+// opening a page) and PSS per idle session (the processes of the sessions' sandbox uids). The
+// "after" run also measures: execute round trip of a trivial node/python/bash call (baseline:
+// GET /v2/browser, a trivial authenticated gateway call answered over NATS), the first interact call
+// on a scrape (replay of its clicks), and sessions held at once with each running one execute
+// (`await page.title()`) every 500 ms, at rising counts, with execute p50/p95 per count.
+// Run after the build:
 //   npx tsc -b tsconfig.build.json && node tools/bench/browser-sessions.bench.js
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -16,6 +21,12 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const CREATES = Number(process.env.BENCH_CREATES ?? 10);
 const EXECUTES = Number(process.env.BENCH_EXECUTES ?? 30);
 const IDLE_SESSIONS = Number(process.env.BENCH_IDLE_SESSIONS ?? 5);
+const INTERACTS = Number(process.env.BENCH_INTERACTS ?? 5);
+/** Pause between warm creates, so that the replica refills its warm browsers (a steady rate). */
+const CREATE_GAP_MS = Number(process.env.BENCH_CREATE_GAP_MS ?? 3000);
+const LOAD_LEVELS = (process.env.BENCH_LOAD_LEVELS ?? '5,10,15,20,25').split(',').map(Number);
+const LOAD_ROUNDS = Number(process.env.BENCH_LOAD_ROUNDS ?? 10);
+const CAPACITY = Math.max(IDLE_SESSIONS + 2, ...LOAD_LEVELS) + 2;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const UID_BASE = 260_000;
 const out = (s) => process.stdout.write(`${s}\n`);
@@ -50,21 +61,34 @@ async function waitFor(what, fn, timeoutMs = 120_000) {
   }
 }
 
-/** PSS (bytes) of every process whose real uid is in [from, to). */
-function pssOfUids(from, to) {
-  let total = 0;
+/** PSS (bytes) of each uid's processes among [from, to). */
+function pssByUid(from, to) {
+  const by = new Map();
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const uid = Number(/^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${d}/status`, 'utf8'))[1]);
       if (uid < from || uid >= to) continue;
       const kb = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${d}/smaps_rollup`, 'utf8'));
-      if (kb) total += Number(kb[1]) * 1024;
+      if (kb) by.set(uid, (by.get(uid) ?? 0) + Number(kb[1]) * 1024);
     } catch {
       // exited meanwhile
     }
   }
-  return total;
+  return by;
+}
+
+/** A page with a counter button (the interact replay clicks it). */
+function startSite() {
+  const http = require('node:http');
+  const page =
+    '<!doctype html><title>bench</title><p id="n">0</p>' +
+    '<button id="inc" onclick="n.textContent = String(Number(n.textContent) + 1)">+</button>';
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(page);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
 async function main() {
@@ -77,6 +101,9 @@ async function main() {
     cleanups.push(() => nats.stop());
     const pg = await startPostgres({ dataDir: path.join(dir, 'pg') });
     cleanups.push(() => pg.stop());
+    const site = await startSite();
+    cleanups.push(() => new Promise((r) => site.close(r)));
+    const siteUrl = `http://127.0.0.1:${site.address().port}/`;
     const port = await freePort();
     const env = {
       NATS_URL: nats.url,
@@ -84,24 +111,26 @@ async function main() {
       LOG_LEVEL: 'warn',
       HEALTH_PORT: '0',
       WDS_BROWSER_PROCESSES: '1',
-      WDS_BROWSER_SESSIONS: String(Math.max(IDLE_SESSIONS, 2)),
+      WDS_BROWSER_SESSIONS: String(CAPACITY),
       WDS_SANDBOX_UID_BASE: String(UID_BASE),
+      WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.address().port}`,
     };
     const logDir = path.join(dir, 'logs');
     fs.mkdirSync(logDir);
-    const children = ['billing', 'browser-pool', 'gateway'].map((name) =>
+    const children = ['billing', 'scraper', 'gateway'].map((name) =>
       spawnService(
         name,
         name === 'gateway' ? { ...env, PORT: String(port), WDS_ADMIN_TOKEN: ADMIN_TOKEN } : env,
         logDir,
       ),
     );
-    cleanups.push(async () => {
-      for (const c of children) c.kill('SIGTERM');
-      await Promise.all(
-        children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)),
-      );
-    });
+    const stop = async (c) => {
+      if (c.exitCode !== null || c.signalCode !== null) return;
+      const gone = new Promise((r) => c.once('exit', r));
+      c.kill('SIGTERM');
+      await gone;
+    };
+    cleanups.push(() => Promise.all(children.map(stop)));
     const gw = `http://127.0.0.1:${port}`;
     const call = async (method, route, body, key) => {
       const res = await fetch(`${gw}${route}`, {
@@ -115,18 +144,77 @@ async function main() {
     const team = await call(
       'POST',
       '/admin/v1/teams',
-      { name: 'bench', credits: 1_000_000, limits: { maxBrowserSessions: 50, maxConcurrency: 50 } },
+      {
+        name: 'bench',
+        credits: 10_000_000,
+        limits: { maxBrowserSessions: 100, maxConcurrency: 100, requestsPerMinute: 1_000_000 },
+      },
       ADMIN_TOKEN,
     );
+    if (!team.body?.apiKey) throw new Error(`team: ${team.status} ${JSON.stringify(team.body)}`);
     const key = team.body.apiKey;
-    await waitFor(
-      'sessions',
-      async () => (await call('POST', '/v2/browser', { ttl: 30 }, key)).status === 200,
-    );
-    for (const s of (await call('GET', '/v2/browser?status=active', undefined, key)).body.sessions)
-      await call('DELETE', `/v2/browser/${s.id}`, undefined, key);
+
+    const startPool = async (extra) => {
+      const child = spawnService('browser-pool', { ...env, ...extra }, logDir);
+      children.push(child);
+      await waitFor(
+        'sessions',
+        async () => {
+          const r = await call('POST', '/v2/browser', { ttl: 30 }, key);
+          if (r.status === 200) await call('DELETE', `/v2/browser/${r.body.id}`, undefined, key);
+          return r.status === 200;
+        },
+        180_000,
+      );
+      return child;
+    };
+    const create = async (ttl) => {
+      const r = await call('POST', '/v2/browser', { ttl }, key);
+      if (r.status !== 200) throw new Error(`create: ${r.status} ${JSON.stringify(r.body)}`);
+      return r.body;
+    };
+    const measureCreates = async (gapMs) => {
+      const creates = [];
+      for (let i = 0; i < CREATES; i++) {
+        await new Promise((r) => setTimeout(r, gapMs));
+        const t = performance.now();
+        const { id } = await create(60);
+        creates.push(performance.now() - t);
+        await call('DELETE', `/v2/browser/${id}`, undefined, key);
+      }
+      return creates;
+    };
+    /** PSS per idle session: browser uid (even) and code uid (odd) of the slots whose code ran. */
+    const measureIdle = async () => {
+      const ids = [];
+      for (let i = 0; i < IDLE_SESSIONS; i++) ids.push((await create(300)).id);
+      for (const id of ids)
+        await call('POST', `/v2/browser/${id}/execute`, { code: '1', language: 'node' }, key);
+      await new Promise((r) => setTimeout(r, 3000));
+      const by = pssByUid(UID_BASE, UID_BASE + 2 * CAPACITY);
+      let browser = 0;
+      let code = 0;
+      let slots = 0;
+      for (let slot = 0; slot < CAPACITY; slot++) {
+        const c = by.get(UID_BASE + 2 * slot + 1);
+        if (!c) continue; // not a session's slot (free, or a warm browser waiting)
+        slots++;
+        code += c;
+        browser += by.get(UID_BASE + 2 * slot) ?? 0;
+      }
+      for (const id of ids) await call('DELETE', `/v2/browser/${id}`, undefined, key);
+      if (slots !== IDLE_SESSIONS) throw new Error(`found ${slots} session slots, expected ${IDLE_SESSIONS}`);
+      const mb = (b) => (b / IDLE_SESSIONS / 2 ** 20).toFixed(0);
+      return `${mb(browser + code)} MB with a warm node runtime, ${mb(browser)} MB of it the browser`;
+    };
 
     out('machine: 2 shared cores; figures taken under contention from other work on the host');
+    out(
+      `load average at start: ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
     // Baseline: a bare headless-shell launch + page in this process.
     const base = [];
     for (let i = 0; i < Math.min(CREATES, 5); i++) {
@@ -139,17 +227,21 @@ async function main() {
       base.push(performance.now() - t);
       await b.close();
     }
-    const creates = [];
-    for (let i = 0; i < CREATES; i++) {
-      const t = performance.now();
-      const r = await call('POST', '/v2/browser', { ttl: 60 }, key);
-      creates.push(performance.now() - t);
-      if (r.status !== 200) throw new Error(`create: ${r.status} ${JSON.stringify(r.body)}`);
-      await call('DELETE', `/v2/browser/${r.body.id}`, undefined, key);
-    }
-    out(`session create (POST /v2/browser): ${fmt(creates)}; baseline chromium.launch + page: ${fmt(base)}`);
+    out(`baseline chromium.launch + page: ${fmt(base)}`);
 
-    const { body: session } = await call('POST', '/v2/browser', { ttl: 300 }, key);
+    let pool = await startPool({ WDS_SESSION_WARM_BROWSERS: '0', WDS_SESSION_LEAN_BROWSER: 'false' });
+    out(`before (no warm browser, 6-process browser): session create ${fmt(await measureCreates(0))}`);
+    out(`before: PSS per idle session (${IDLE_SESSIONS} sessions, about:blank): ${await measureIdle()}`);
+    await stop(pool);
+
+    pool = await startPool({ WDS_SESSION_WARM_BROWSERS: '2', WDS_SESSION_LEAN_BROWSER: 'true' });
+    out(
+      `after (2 warm browsers, lean browser): session create ${fmt(await measureCreates(CREATE_GAP_MS))} ` +
+        `(${CREATE_GAP_MS} ms apart); back to back (warm ones used up): ${fmt(await measureCreates(0))}`,
+    );
+    out(`after: PSS per idle session (${IDLE_SESSIONS} sessions, about:blank): ${await measureIdle()}`);
+
+    const session = await create(300);
     const trivial = { node: '1 + 1', python: '1 + 1', bash: 'true' };
     const listTimes = [];
     for (let i = 0; i < EXECUTES; i++) {
@@ -175,21 +267,84 @@ async function main() {
     }
     await call('DELETE', `/v2/browser/${session.id}`, undefined, key);
 
-    const ids = [];
-    for (let i = 0; i < IDLE_SESSIONS; i++)
-      ids.push((await call('POST', '/v2/browser', { ttl: 300 }, key)).body.id);
-    for (const id of ids)
-      await call('POST', `/v2/browser/${id}/execute`, { code: '1', language: 'node' }, key);
-    await new Promise((r) => setTimeout(r, 3000));
-    const browserPss = pssOfUids(UID_BASE, UID_BASE + 2 * IDLE_SESSIONS) / IDLE_SESSIONS;
-    let browserOnly = 0;
-    for (let slot = 0; slot < IDLE_SESSIONS; slot++)
-      browserOnly += pssOfUids(UID_BASE + 2 * slot, UID_BASE + 2 * slot + 1);
+    // Interact: the first call on a scrape starts a session and replays the scrape's clicks.
+    const interacts = [];
+    const scrapes = [];
+    for (let i = 0; i < INTERACTS; i++) {
+      const t = performance.now();
+      const r = await call(
+        'POST',
+        '/v2/scrape',
+        {
+          url: siteUrl,
+          formats: ['markdown'],
+          actions: [
+            { type: 'click', selector: '#inc' },
+            { type: 'click', selector: '#inc' },
+          ],
+        },
+        key,
+      );
+      scrapes.push(performance.now() - t);
+      const jobId = r.body?.data?.metadata?.scrapeId;
+      if (!jobId) throw new Error(`scrape: ${r.status} ${JSON.stringify(r.body)}`);
+      await new Promise((res) => setTimeout(res, CREATE_GAP_MS));
+      const t2 = performance.now();
+      const first = await call(
+        'POST',
+        `/v2/scrape/${jobId}/interact`,
+        { code: "await page.textContent('#n')", language: 'node' },
+        key,
+      );
+      interacts.push(performance.now() - t2);
+      if (first.body?.result !== '2')
+        throw new Error(`interact: ${first.status} ${JSON.stringify(first.body)}`);
+      await call('DELETE', `/v2/scrape/${jobId}/interact`, undefined, key);
+    }
     out(
-      `PSS per idle session (${IDLE_SESSIONS} sessions, about:blank): ${(browserPss / 2 ** 20).toFixed(0)} MB with a warm node runtime, ` +
-        `${(browserOnly / IDLE_SESSIONS / 2 ** 20).toFixed(0)} MB of it the browser`,
+      `interact first call (session + replay of 2 clicks + one node call): ${fmt(interacts)}; the scrape itself: ${fmt(scrapes)}`,
     );
-    for (const id of ids) await call('DELETE', `/v2/browser/${id}`, undefined, key);
+
+    // Sessions held at once, each running `await page.title()` every 500 ms.
+    const held = [];
+    try {
+      for (const level of LOAD_LEVELS) {
+        while (held.length < level) held.push((await create(600)).id);
+        await Promise.all(
+          held.map((id) =>
+            call('POST', `/v2/browser/${id}/execute`, { code: 'await page.title()', language: 'node' }, key),
+          ),
+        );
+        const times = [];
+        let failures = 0;
+        await Promise.all(
+          held.map(async (id, i) => {
+            await new Promise((r) => setTimeout(r, (500 * i) / held.length));
+            for (let round = 0; round < LOAD_ROUNDS; round++) {
+              const t = performance.now();
+              const r = await call(
+                'POST',
+                `/v2/browser/${id}/execute`,
+                { code: 'await page.title()', language: 'node' },
+                key,
+              );
+              times.push(performance.now() - t);
+              if (r.status !== 200 || r.body.exitCode !== 0) {
+                if (failures++ === 0)
+                  out(`  first failure: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+              }
+              await new Promise((res) => setTimeout(res, 500));
+            }
+          }),
+        );
+        out(
+          `${level} sessions at once, each one execute every 500 ms: execute ${fmt(times)}` +
+            `${failures ? `, ${failures} failed` : ''}; load average ${os.loadavg()[0].toFixed(1)}`,
+        );
+      }
+    } finally {
+      for (const id of held) await call('DELETE', `/v2/browser/${id}`, undefined, key);
+    }
   } finally {
     for (const fn of cleanups.reverse()) await fn().catch(() => undefined);
     fs.rmSync(dir, { recursive: true, force: true });

@@ -33,6 +33,14 @@ export const browserPoolEnvShape = {
   WDS_REPLAY_RETENTION_HOURS: envInt({ min: 1 }).default(24),
   /** Live browser sessions (POST /v2/browser, interact) this replica holds at most. */
   WDS_BROWSER_SESSIONS: envInt({ min: 0, max: 500 }).default(10),
+  /**
+   * Session browsers each replica keeps started (sandboxed, empty profile) for the next creates, so
+   * that a create skips the Chromium start; refilled in the background, never reused after a
+   * session. Each holds one of the WDS_BROWSER_SESSIONS slots while it waits. 0 disables.
+   */
+  WDS_SESSION_WARM_BROWSERS: envInt({ min: 0, max: 16 }).default(1),
+  /** Session browsers in 2 processes instead of 6 (in-process GPU/network/audio, no zygote); false for comparison. */
+  WDS_SESSION_LEAN_BROWSER: envBool().default(true),
   /** Host directory of the sessions' private directories (profiles, scratch, sockets). */
   WDS_SESSION_DIR: z.string().min(1).default(path.join(os.tmpdir(), 'wds-sessions')),
   /** Sessions' sandboxes run as uids base + 2·slot (browser) and base + 2·slot + 1 (code). */

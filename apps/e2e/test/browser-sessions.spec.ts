@@ -14,9 +14,32 @@ const READY_TIMEOUT_MS = 90_000;
 const KEY = `e2e-browser-sessions-${randomBytes(16).toString('hex')}`;
 const ADMIN_TOKEN = `e2e-admin-${randomBytes(16).toString('hex')}`;
 
+/**
+ * `/slow/*` answers only once released: a request the test keeps in flight. `arrived()` resolves
+ * when the next such request has reached the site.
+ */
+const slow = {
+  held: [] as (() => void)[],
+  waiting: [] as (() => void)[],
+  arrived(): Promise<void> {
+    return new Promise((resolve) => this.waiting.push(resolve));
+  },
+  release(): void {
+    for (const answer of this.held.splice(0)) answer();
+  },
+};
+
 /** A page with a counter the scrape's actions click, so a replay is visible in the page state. */
 function startCounterSite(): Promise<LocalServer> {
   return listenLocal((req, res) => {
+    if (req.url?.startsWith('/slow/')) {
+      slow.held.push(() => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<!doctype html><title>slow</title><p>finally</p>');
+      });
+      for (const w of slow.waiting.splice(0)) w();
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end(`<!doctype html><html><head><title>Counter ${new URL(req.url ?? '/', 'http://x').pathname}</title></head>
       <body><button id="inc" onclick="document.getElementById('n').textContent = String(Number(document.getElementById('n').textContent) + 1)">+1</button>
@@ -74,6 +97,7 @@ describe('browser sessions and interact through the stack', () => {
   }, READY_TIMEOUT_MS + 10_000);
 
   afterAll(async () => {
+    slow.release();
     await e2e?.stop();
     await site?.close();
   }, 60_000);
@@ -382,6 +406,51 @@ describe('browser sessions and interact through the stack', () => {
     expect(accepted.status).toBe(200);
     await call('DELETE', `/v2/browser/${accepted.body.id}`);
   }, 120_000);
+
+  it("holds one of the team's concurrency slots while a session is active, and frees it when it ends", async () => {
+    const team = await adminTeam(1000, { maxConcurrency: 2, maxBrowserSessions: 5 });
+    const scrape = (path: string) =>
+      call('POST', '/v2/scrape', { url: `${site.url}${path}`, formats: ['markdown'] }, team.apiKey);
+    const session = await call('POST', '/v2/browser', { ttl: 120 }, team.apiKey);
+    expect(session.status).toBe(200);
+    const arrived = slow.arrived();
+    const inFlight = scrape(`/slow/${randomBytes(4).toString('hex')}`);
+    await arrived;
+    try {
+      // The session and the slow scrape fill the limit of 2: a third request is refused (429).
+      const refused = await scrape(`/page-${randomBytes(4).toString('hex')}`);
+      expect(refused.status).toBe(429);
+      expect(refused.body.error).toMatch(/Concurrency limit reached: at most 2/);
+      expect((await call('POST', '/v2/browser', { ttl: 60 }, team.apiKey)).status).toBe(429);
+      // The session's own calls run on its slot.
+      const ran = await call(
+        'POST',
+        `/v2/browser/${session.body.id}/execute`,
+        { code: '1 + 1' },
+        team.apiKey,
+      );
+      expect(ran.status).toBe(200);
+      expect(ran.body.result).toBe('2');
+      // Ending it gives the slot back.
+      expect((await call('DELETE', `/v2/browser/${session.body.id}`, undefined, team.apiKey)).status).toBe(
+        200,
+      );
+      const admitted = await scrape(`/page-${randomBytes(4).toString('hex')}`);
+      expect(admitted.status).toBe(200);
+    } finally {
+      slow.release();
+    }
+    expect((await inFlight).status).toBe(200);
+    // With the scrape done, a session and a request fit again; a second session fills the limit.
+    const one = await call('POST', '/v2/browser', { ttl: 60 }, team.apiKey);
+    const two = await call('POST', '/v2/browser', { ttl: 60 }, team.apiKey);
+    expect([one.status, two.status]).toEqual([200, 200]);
+    const third = await scrape(`/page-${randomBytes(4).toString('hex')}`);
+    expect(third.status).toBe(429);
+    for (const s of [one, two])
+      expect((await call('DELETE', `/v2/browser/${s.body.id}`, undefined, team.apiKey)).status).toBe(200);
+    expect((await scrape(`/page-${randomBytes(4).toString('hex')}`)).status).toBe(200);
+  }, 180_000);
 
   describe('the code sandbox (hostile code)', () => {
     let id: string;

@@ -192,6 +192,11 @@ export class CodeSandbox {
     this.exited = undefined;
   }
 
+  /** Starts the runtime ahead of its first call (a failure shows in that call's answer). */
+  prestart(): void {
+    this.start().catch(() => undefined);
+  }
+
   private start(): Promise<void> {
     this.ready ??= this.spawn();
     return this.ready;

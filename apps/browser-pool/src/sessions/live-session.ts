@@ -79,6 +79,11 @@ export class LiveSession {
     return this.exclusive(() => this.sandbox(language).run(code, timeoutMs));
   }
 
+  /** Starts a runtime before its first call (interact: while the scrape is replayed). */
+  prestart(language: CodeLanguage): void {
+    this.sandbox(language).prestart();
+  }
+
   /** Runs work on the session (code, an agent prompt) after the calls before it. */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
     this.touch();

@@ -25,6 +25,7 @@ import { LiveSession } from './live-session';
 import { replayScrape } from './replay';
 import type { SessionBilling } from './session-billing';
 import type { SessionStore } from './session-store';
+import { WarmBrowsers, type WarmBrowser } from './warm-browsers';
 
 export interface SessionSettings {
   replicaId: string;
@@ -43,6 +44,10 @@ export interface SessionSettings {
   launchTimeoutMs: number;
   /** Interact: time allowed to replay a scrape. */
   replayTimeoutMs: number;
+  /** Session browsers kept started ahead of a create (0: each create starts its own). */
+  warmBrowsers: number;
+  /** Session browsers in fewer processes (SESSION_LEAN_ARGS). */
+  leanBrowsers: boolean;
 }
 
 /**
@@ -54,9 +59,11 @@ export class SessionManager {
   private readonly live = new Map<string, LiveSession>();
   private readonly freeSlots: number[];
   private starting = 0;
+  private readonly startingIds = new Set<string>();
   private draining = false;
   /** Whether sessions get a memory/pids cgroup (else each process gets an address-space limit). */
   private readonly cgroups = SandboxCgroup.available();
+  private readonly warm: WarmBrowsers;
 
   constructor(
     private readonly s: SessionSettings,
@@ -67,19 +74,35 @@ export class SessionManager {
     private readonly logger: Logger,
   ) {
     this.freeSlots = Array.from({ length: s.capacity }, (_, i) => s.capacity - 1 - i);
+    this.warm = new WarmBrowsers(
+      Math.min(s.warmBrowsers, s.capacity),
+      { launch: () => this.launchWarm(), discard: (w) => this.discardWarm(w) },
+      logger,
+    );
+  }
+
+  /** Starts the warm browsers (once the policy proxy listens). */
+  startWarm(): void {
+    this.warm.fill();
   }
 
   get size(): number {
     return this.live.size;
   }
 
-  stats(): { capacity: number; active: number; starting: number; draining: boolean } {
+  stats(): { capacity: number; active: number; starting: number; warm: number; draining: boolean } {
     return {
       capacity: this.s.capacity,
       active: this.live.size,
       starting: this.starting,
+      warm: this.warm.available,
       draining: this.draining,
     };
+  }
+
+  /** Ids of the sessions live or starting here (their concurrency leases are renewed with the heartbeat). */
+  liveIds(): string[] {
+    return [...this.live.keys(), ...this.startingIds];
   }
 
   get(id: string): LiveSession | undefined {
@@ -104,7 +127,11 @@ export class SessionManager {
   }
 
   async create(req: SessionCreateRequest): Promise<BrowserSessionRecord> {
-    if (this.draining || this.freeSlots.length === 0) {
+    // Every slot may be held by warm browsers still starting: one of them is this create's.
+    if (!this.draining && this.freeSlots.length === 0 && this.warm.available === 0) {
+      await this.warm.whenStarted();
+    }
+    if (this.draining || (this.freeSlots.length === 0 && this.warm.available === 0)) {
       throw new ServiceError(
         ErrorCode.CONCURRENCY_LIMITED,
         this.draining
@@ -118,13 +145,26 @@ export class SessionManager {
       ? await this.replayContext(req.teamId, req.scrapeJobId, req.fallbackUrl)
       : undefined;
     const profile = req.profile ?? replay?.profile;
-    const slot = this.freeSlots.pop()!;
+    // A warm browser when one is ready (its slot, directories and id become the session's), else
+    // a slot now and a browser started below.
+    // (The replay lookup above awaited: check the slots again.)
+    const taken = this.warm.available > 0 ? this.warm.take() : undefined;
+    const slot = taken ? taken.slot : this.freeSlots.pop();
+    if (slot === undefined) {
+      throw new ServiceError(
+        ErrorCode.CONCURRENCY_LIMITED,
+        'Every session slot of this replica is taken',
+        { reason: 'capacity' },
+        1,
+      );
+    }
     this.starting++;
-    const id = randomUUID();
+    const id = taken?.id ?? randomUUID();
+    this.startingIds.add(id);
     const token = randomBytes(32).toString('base64url');
     let record: BrowserSessionRecord | undefined;
-    let browser: SessionBrowser | undefined;
-    let dirs: LiveSession['dirs'] | undefined;
+    let browser: SessionBrowser | undefined = taken?.browser;
+    let dirs: LiveSession['dirs'] | undefined = taken?.dirs;
     let cgroup: SandboxCgroup | undefined;
     try {
       record = await this.store.insert({
@@ -138,6 +178,7 @@ export class SessionManager {
         token,
         profile,
         maxSessions: req.maxSessions,
+        concurrency: req.concurrency,
       });
       const reservationId = await this.billing
         .hold(req.teamId, id, req.ttl, req.scrapeJobId ? 'interact' : 'browser')
@@ -152,15 +193,10 @@ export class SessionManager {
           throw err;
         });
       await this.store.setReservation(id, reservationId);
-      dirs = this.makeDirs(id, slot);
-      browser = await SessionBrowser.launch({
-        chromiumPath: this.s.chromiumPath,
-        uid: this.browserUid(slot),
-        dataDir: dirs.browserData,
-        proxyUrl: this.s.proxyUrl(),
-        processes: this.s.browserProcesses,
-        launchTimeoutMs: this.s.launchTimeoutMs,
-      });
+      if (!browser || !dirs) {
+        dirs = this.makeDirs(id, slot);
+        browser = await this.launchBrowser(slot, dirs);
+      }
       cgroup = this.cgroups
         ? SandboxCgroup.create(
             id,
@@ -180,6 +216,7 @@ export class SessionManager {
       await session.listenForSandbox();
       const state = profile ? await this.profiles.load(req.teamId, profile.name) : undefined;
       if (replay) {
+        if (req.runtime) session.prestart(req.runtime);
         try {
           await replayScrape(await session.page(), replay, state, this.s.replayTimeoutMs);
         } catch (err) {
@@ -201,7 +238,7 @@ export class SessionManager {
       await browser?.close().catch(() => undefined);
       cgroup?.remove();
       if (dirs) this.removeDirs(dirs);
-      if (!this.live.has(id)) this.freeSlots.push(slot);
+      if (!this.live.has(id)) this.releaseSlot(slot);
       if (record) {
         // Nothing was used: the record ends at once and the hold is settled at zero.
         await this.finish(id, 'failed', () => 0).catch((e: unknown) =>
@@ -216,6 +253,7 @@ export class SessionManager {
           );
     } finally {
       this.starting--;
+      this.startingIds.delete(id);
     }
   }
 
@@ -261,7 +299,7 @@ export class SessionManager {
           .close()
           .catch((err: unknown) => this.logger.warn({ err, sessionId: id }, 'closing a session failed'));
         this.removeDirs(session.dirs);
-        this.freeSlots.push(session.slot);
+        this.releaseSlot(session.slot);
       }
     }
   }
@@ -298,6 +336,7 @@ export class SessionManager {
   /** SIGTERM: no new sessions; every live one ends (and is billed) now. */
   async drain(): Promise<void> {
     this.draining = true;
+    await this.warm.close();
     await Promise.allSettled([...this.live.keys()].map((id) => this.end(id, 'drained')));
   }
 
@@ -379,6 +418,47 @@ export class SessionManager {
     if (context.teamId !== teamId)
       throw new ServiceError(ErrorCode.FORBIDDEN, 'This scrape belongs to another team');
     return context;
+  }
+
+  private launchBrowser(slot: number, dirs: LiveSession['dirs']): Promise<SessionBrowser> {
+    return SessionBrowser.launch({
+      chromiumPath: this.s.chromiumPath,
+      uid: this.browserUid(slot),
+      dataDir: dirs.browserData,
+      proxyUrl: this.s.proxyUrl(),
+      processes: this.s.browserProcesses,
+      launchTimeoutMs: this.s.launchTimeoutMs,
+      lean: this.s.leanBrowsers,
+    });
+  }
+
+  /** A warm browser in a free slot, started exactly as a session's (undefined: no slot free). */
+  private async launchWarm(): Promise<WarmBrowser | undefined> {
+    if (this.draining) return undefined;
+    const slot = this.freeSlots.pop();
+    if (slot === undefined) return undefined;
+    const id = randomUUID();
+    let dirs: LiveSession['dirs'] | undefined;
+    try {
+      dirs = this.makeDirs(id, slot);
+      return { id, slot, dirs, browser: await this.launchBrowser(slot, dirs) };
+    } catch (err) {
+      if (dirs) this.removeDirs(dirs);
+      this.freeSlots.push(slot);
+      throw err;
+    }
+  }
+
+  private async discardWarm(warm: WarmBrowser): Promise<void> {
+    await warm.browser.close().catch(() => undefined);
+    this.removeDirs(warm.dirs);
+    this.freeSlots.push(warm.slot);
+  }
+
+  /** A slot is free again: a warm browser may take it. */
+  private releaseSlot(slot: number): void {
+    this.freeSlots.push(slot);
+    if (!this.draining) this.warm.fill();
   }
 
   private browserUid(slot: number): number {

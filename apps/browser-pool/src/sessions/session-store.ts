@@ -1,5 +1,6 @@
 import { ErrorCode, ServiceError, type BrowserProfile, type BrowserSessionRecord } from '@wds/contracts';
 import type { Database } from '@wds/database';
+import { dropSessionLease, renewSessionLeases, takeSessionLease } from './session-leases';
 
 interface Row {
   id: string;
@@ -34,6 +35,8 @@ export interface NewSession {
   token: string;
   profile?: BrowserProfile;
   maxSessions: number;
+  /** The team's concurrency limit, when the session holds one of its slots (session-leases.ts). */
+  concurrency?: { max: number; requestLeaseId?: string };
 }
 
 export interface EndedSession {
@@ -119,6 +122,8 @@ export class SessionStore {
       );
       if (!res.rows[0])
         throw new ServiceError(ErrorCode.CONFLICT, 'This scrape already has a browser session');
+      // Last: a refusal rolls the session row back.
+      if (s.concurrency) await takeSessionLease(q, s.teamId, s.id, s.concurrency);
       return toRecord(res.rows[0]);
     });
   }
@@ -183,6 +188,7 @@ export class SessionStore {
            duration_ms = $4, credits_billed = $5 WHERE id = $1 RETURNING *`,
         [id, end, reason, durationMs, credits(durationMs, row.prompt_used)],
       );
+      await dropSessionLease(q, id);
       return {
         record: toRecord(updated.rows[0]),
         reservationId: row.reservation_id ?? undefined,
@@ -213,6 +219,11 @@ export class SessionStore {
       reservationId: r.reservation_id ?? undefined,
       credits: r.credits_billed,
     }));
+  }
+
+  /** Renews the concurrency leases of these (live) sessions. */
+  async renewLeases(sessionIds: string[]): Promise<void> {
+    await renewSessionLeases(this.db, sessionIds);
   }
 
   async heartbeat(replicaId: string, endpoint: string): Promise<void> {

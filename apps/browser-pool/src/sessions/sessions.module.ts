@@ -98,6 +98,8 @@ function agentBrowserBinary(): string | undefined {
             runtimeMounts: runtimeMounts(c.WDS_SANDBOX_PYTHON_PATH, logger),
             launchTimeoutMs: 30_000,
             replayTimeoutMs: 60_000,
+            warmBrowsers: c.WDS_SESSION_WARM_BROWSERS,
+            leanBrowsers: c.WDS_SESSION_LEAN_BROWSER,
           },
           store,
           billing,

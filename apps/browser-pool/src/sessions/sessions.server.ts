@@ -64,6 +64,7 @@ export class SessionsServer implements OnApplicationBootstrap, BeforeApplication
       this.messaging.serve(BROWSER_SESSION_RPC.create, async (req) => ({
         session: await this.sessions.create(req),
       }));
+      this.sessions.startWarm();
     }
     this.messaging.serve(BROWSER_SESSION_RPC.lookup, async (req) => {
       const session = req.sessionId
@@ -95,7 +96,10 @@ export class SessionsServer implements OnApplicationBootstrap, BeforeApplication
     // Beats well within the timeout after which the others declare this replica lost, on a timer
     // of their own so slow housekeeping never delays them.
     const beat = Math.max(250, Math.min(HEARTBEAT_MS, Math.floor(c.WDS_SESSION_REPLICA_TIMEOUT_MS / 4)));
-    this.every(beat, () => this.store.heartbeat(c.WDS_INSTANCE_ID, this.endpointUrl));
+    this.every(beat, async () => {
+      await this.store.heartbeat(c.WDS_INSTANCE_ID, this.endpointUrl);
+      await this.store.renewLeases(this.sessions.liveIds());
+    });
     this.every(HEARTBEAT_MS, async () => {
       const reaped = await this.sessions.reapOrphans(c.WDS_SESSION_REPLICA_TIMEOUT_MS);
       if (reaped) this.logger.info({ reaped }, 'ended the sessions of a lost replica');

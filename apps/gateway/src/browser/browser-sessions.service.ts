@@ -24,9 +24,19 @@ const EXECUTE_MARGIN_MS = 15_000;
 export class BrowserSessions {
   constructor(private readonly messaging: Messaging) {}
 
-  /** A team's sessions count against both its browser-session maximum and its concurrency limit. */
-  maxSessions(team: AuthenticatedTeam): number {
-    return Math.min(team.limits.maxBrowserSessions, team.limits.maxConcurrency);
+  /**
+   * A team's sessions count against both its browser-session maximum and its concurrency limit:
+   * each active session holds one of the team's concurrency slots (taking over the create request's
+   * own, `requestLeaseId`), so sessions and requests in flight share the limit.
+   */
+  limits(
+    team: AuthenticatedTeam,
+    requestLeaseId: string | undefined,
+  ): Pick<SessionCreateRequestInput, 'maxSessions' | 'concurrency'> {
+    return {
+      maxSessions: Math.min(team.limits.maxBrowserSessions, team.limits.maxConcurrency),
+      concurrency: { max: team.limits.maxConcurrency, requestLeaseId },
+    };
   }
 
   async create(req: SessionCreateRequestInput): Promise<BrowserSessionRecord> {

@@ -14,7 +14,8 @@ import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedTeam } from '../teams/team';
 import type { GatewayConfig } from '../config';
 import { RecordCallActivity } from '../credits/call-activity';
-import { CurrentTeam } from '../http/request-context';
+import { concurrencyLeaseOf, CurrentTeam } from '../http/request-context';
+import { SessionSlotRoute } from '../limits/session-slot-route';
 import { validate } from '../http/validate';
 import { publicBaseUrl } from '../jobs/public-url';
 import { BrowserSessions } from './browser-sessions.service';
@@ -48,7 +49,7 @@ export class BrowserController {
       activityTtl: options.activityTtl,
       streamWebView: options.streamWebView,
       profile: options.profile,
-      maxSessions: this.sessions.maxSessions(team),
+      ...this.sessions.limits(team, concurrencyLeaseOf(req)),
     });
     await this.activity.execute({ team, endpoint: 'browser', id: session.id, target: null, createdAt });
     return {
@@ -75,6 +76,7 @@ export class BrowserController {
   }
 
   @Post(':sessionId/execute')
+  @SessionSlotRoute()
   @HttpCode(200)
   async execute(
     @CurrentTeam() team: AuthenticatedTeam,
@@ -96,6 +98,7 @@ export class BrowserController {
   }
 
   @Delete(':sessionId')
+  @SessionSlotRoute()
   async delete(
     @CurrentTeam() team: AuthenticatedTeam,
     @Param() params: unknown,

@@ -5,6 +5,7 @@ import {
   InteractRequest,
   ServiceError,
   type BrowserSessionRecord,
+  type CodeLanguage,
   type InteractResult,
   type InteractStopResponse,
 } from '@wds/contracts';
@@ -14,7 +15,8 @@ import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedTeam } from '../teams/team';
 import type { GatewayConfig } from '../config';
 import { RecordCallActivity } from '../credits/call-activity';
-import { CurrentTeam } from '../http/request-context';
+import { concurrencyLeaseOf, CurrentTeam } from '../http/request-context';
+import { SessionSlotRoute } from '../limits/session-slot-route';
 import { validate } from '../http/validate';
 import { publicBaseUrl } from '../jobs/public-url';
 import { BrowserSessions, gone } from './browser-sessions.service';
@@ -52,7 +54,14 @@ export class InteractController {
         { field: 'prompt' },
       );
     }
-    const session = await this.sessionFor(team, jobId, run.ttl ?? 600, run.activityTtl ?? 300);
+    const session = await this.sessionFor(
+      team,
+      concurrencyLeaseOf(req),
+      jobId,
+      run.ttl ?? 600,
+      run.activityTtl ?? 300,
+      run.prompt === undefined ? run.language : undefined,
+    );
     const base = publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, req);
     const urls = { sessionId: session.id, cdpUrl: cdpUrl(base, session), ...liveViewUrls(base, session) };
     if (run.prompt !== undefined) {
@@ -64,6 +73,7 @@ export class InteractController {
   }
 
   @Delete()
+  @SessionSlotRoute()
   async stop(
     @CurrentTeam() team: AuthenticatedTeam,
     @Param() params: unknown,
@@ -85,9 +95,11 @@ export class InteractController {
   /** The scrape's session: existing (active, or 410 once ended) or created now from its replay context. */
   private async sessionFor(
     team: AuthenticatedTeam,
+    requestLease: string | undefined,
     jobId: string,
     ttl: number,
     activityTtl: number,
+    runtime: CodeLanguage | undefined,
   ): Promise<BrowserSessionRecord> {
     const existing = await this.find(team.teamId, jobId);
     if (existing) {
@@ -99,8 +111,9 @@ export class InteractController {
       ttl,
       activityTtl,
       streamWebView: true,
-      maxSessions: this.sessions.maxSessions(team),
+      ...this.sessions.limits(team, requestLease),
       scrapeJobId: jobId,
+      runtime,
     };
     const createdAt = Date.now();
     const recorded = async (session: BrowserSessionRecord) => {

@@ -8,6 +8,8 @@ import type { AuthenticatedTeam } from '../teams/team';
 interface GatewayRequestState {
   requestId: string;
   team?: AuthenticatedTeam;
+  /** The request's concurrency lease (TeamLimitsInterceptor). */
+  concurrencyLease?: string;
 }
 
 const STATE = new WeakMap<object, GatewayRequestState>();
@@ -28,6 +30,16 @@ export function setTeam(req: FastifyRequest, team: AuthenticatedTeam): void {
 
 export function teamOf(req: FastifyRequest): AuthenticatedTeam | undefined {
   return STATE.get(req.raw)?.team;
+}
+
+export function setConcurrencyLease(req: FastifyRequest, leaseId: string): void {
+  const state = STATE.get(req.raw) ?? { requestId: '' };
+  STATE.set(req.raw, { ...state, concurrencyLease: leaseId });
+}
+
+/** The concurrency lease the request holds while it runs (a browser session takes over its slot). */
+export function concurrencyLeaseOf(req: FastifyRequest): string | undefined {
+  return STATE.get(req.raw)?.concurrencyLease;
 }
 
 /** The authenticated team; only valid behind the API key guard. */

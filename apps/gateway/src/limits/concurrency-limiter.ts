@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { CONCURRENCY_LEASE_TTL_MS } from '@wds/contracts';
 import { Database } from '@wds/database';
 
 /** How long a lease survives without renewal; a crashed gateway's slots come free after this. */
-export const LEASE_TTL_MS = 30_000;
+export const LEASE_TTL_MS = CONCURRENCY_LEASE_TTL_MS;
 
 /**
  * Unused slots a replica may keep for a team between its requests, so a busy team does not pay a

@@ -7,11 +7,13 @@ import {
 } from '@nestjs/common';
 import { ErrorCode, ServiceError } from '@wds/contracts';
 import type { Logger } from '@wds/observability';
+import { Reflector } from '@nestjs/core';
 import { LOGGER } from '@wds/service-kit';
 import type { FastifyRequest } from 'fastify';
 import { defer, finalize, from, switchMap, type Observable } from 'rxjs';
-import { teamOf } from '../http/request-context';
+import { setConcurrencyLease, teamOf } from '../http/request-context';
 import { ConcurrencyLimiter } from './concurrency-limiter';
+import { SESSION_SLOT_ROUTE } from './session-slot-route';
 import { TeamRateLimiter } from './team-rate-limiter';
 
 /** Seconds a client is told to wait when all its concurrency slots are busy. */
@@ -26,17 +28,25 @@ export class TeamLimitsInterceptor implements NestInterceptor {
   constructor(
     private readonly rate: TeamRateLimiter,
     private readonly concurrency: ConcurrencyLimiter,
+    private readonly reflector: Reflector,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (ctx.getType() !== 'http') return next.handle();
-    const team = teamOf(ctx.switchToHttp().getRequest<FastifyRequest>());
+    const req = ctx.switchToHttp().getRequest<FastifyRequest>();
+    const team = teamOf(req);
     if (!team) return next.handle();
+    if (this.reflector.getAllAndOverride<boolean>(SESSION_SLOT_ROUTE, [ctx.getHandler(), ctx.getClass()])) {
+      return from(this.consumeRate(team.teamId, team.limits.requestsPerMinute)).pipe(
+        switchMap(() => next.handle()),
+      );
+    }
 
     return from(this.admit(team.teamId, team.limits.requestsPerMinute, team.limits.maxConcurrency)).pipe(
-      switchMap((leaseId) =>
-        defer(() => next.handle()).pipe(
+      switchMap((leaseId) => {
+        setConcurrencyLease(req, leaseId);
+        return defer(() => next.handle()).pipe(
           finalize(() => {
             this.concurrency
               .release(leaseId)
@@ -44,12 +54,26 @@ export class TeamLimitsInterceptor implements NestInterceptor {
                 this.logger.warn({ err, leaseId }, 'could not release concurrency lease'),
               );
           }),
-        ),
-      ),
+        );
+      }),
     );
   }
 
   private async admit(teamId: string, perMinute: number, maxConcurrency: number): Promise<string> {
+    await this.consumeRate(teamId, perMinute);
+    const lease = await this.concurrency.acquire(teamId, maxConcurrency);
+    if (!lease) {
+      throw new ServiceError(
+        ErrorCode.CONCURRENCY_LIMITED,
+        `Concurrency limit reached: at most ${maxConcurrency} requests in flight (active browser sessions count)`,
+        undefined,
+        CONCURRENCY_RETRY_AFTER_SECONDS,
+      );
+    }
+    return lease;
+  }
+
+  private async consumeRate(teamId: string, perMinute: number): Promise<void> {
     const rate = await this.rate.consume(teamId, perMinute);
     if (!rate.allowed) {
       throw new ServiceError(
@@ -59,15 +83,5 @@ export class TeamLimitsInterceptor implements NestInterceptor {
         rate.retryAfterSeconds,
       );
     }
-    const lease = await this.concurrency.acquire(teamId, maxConcurrency);
-    if (!lease) {
-      throw new ServiceError(
-        ErrorCode.CONCURRENCY_LIMITED,
-        `Concurrency limit reached: at most ${maxConcurrency} requests in flight`,
-        undefined,
-        CONCURRENCY_RETRY_AFTER_SECONDS,
-      );
-    }
-    return lease;
   }
 }

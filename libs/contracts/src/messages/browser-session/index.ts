@@ -39,6 +39,13 @@ export const BrowserSessionRecord = z.object({
 });
 export type BrowserSessionRecord = z.output<typeof BrowserSessionRecord>;
 
+/**
+ * How long a request-concurrency lease (a gateway.concurrency_leases row) lives without renewal: the
+ * gateway renews its requests' leases and browser-pool its sessions' well within it, so a crashed
+ * holder's slots come free after this.
+ */
+export const CONCURRENCY_LEASE_TTL_MS = 30_000;
+
 export const SessionCreateRequest = z.object({
   teamId: z.string().min(1),
   ttl: z.int().min(30).max(3600),
@@ -47,6 +54,14 @@ export const SessionCreateRequest = z.object({
   profile: BrowserProfile.optional(),
   /** The team's maximum of active sessions (min of its browser-session and concurrency limits). */
   maxSessions: z.int().min(0),
+  /**
+   * The team's request-concurrency limit: an active session holds one of its slots, as a lease of
+   * the gateway's concurrency machinery (a gateway.concurrency_leases row whose id is the session's,
+   * renewed by the owning replica, deleted when the session ends, expiring if that replica dies).
+   * `requestLeaseId` is the create request's own lease: the session takes over its slot, so it is
+   * not counted. Absent: the session holds no lease.
+   */
+  concurrency: z.object({ max: z.int().min(1), requestLeaseId: z.uuid().optional() }).optional(),
   /** Interact: build the session at this scrape's page state from its replay context. */
   scrapeJobId: z.uuid().optional(),
   /**
@@ -54,6 +69,8 @@ export const SessionCreateRequest = z.object({
    * page's URL, opened instead. Such scrapes had no actions, waitFor or profile to replay.
    */
   fallbackUrl: z.url().optional(),
+  /** Interact: the runtime of the code about to run, started while the scrape is replayed. */
+  runtime: CodeLanguage.optional(),
 });
 export type SessionCreateRequest = z.output<typeof SessionCreateRequest>;
 export type SessionCreateRequestInput = z.input<typeof SessionCreateRequest>;
