@@ -1,12 +1,12 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { BATCH_CONSUMERS, BATCH_RPC, BATCH_WORK, EXTRACT_RPC } from '@wds/contracts';
+import { BATCH_CONSUMERS, BATCH_RPC, BATCH_WORK } from '@wds/contracts';
 import { Database } from '@wds/database';
 import { JobQueries, JobRuntime, type JobRow } from '@wds/jobs';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { BatchConfig } from '../config';
-import { AgentJobs } from '../extract/agent-jobs';
+import { AgentJobs, type AgentJobDeps } from '../extract/agent-jobs';
 import { CreateExtractUseCase } from '../extract/create-extract.usecase';
 import { AGENT_KIND, EXTRACT_KIND, JobKindHooks } from '../extract/job-kind.hooks';
 import { ReadExtractUseCase } from '../extract/read-extract.usecase';
@@ -27,14 +27,18 @@ const creationInterrupted = (kind: string) =>
  * `jobQueriesController` serves. Shutdown: the transport stops the page
  * consumer first (its in-flight tasks finish), then this stops the watchdog and hands unused
  * credits back. Extract and agent jobs run on the same page pipeline as job kinds of their own
- * (src/extract, ADR 0023); their RPCs are served here with Messaging.serve.
+ * (src/extract, ADR 0023); their RPCs are `ExtractController`'s, answered by the use cases here.
  */
 @Injectable()
 export class BatchService implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly jobs: JobRuntime;
   readonly create: CreateBatchUseCase;
   readonly queries: JobQueries;
-  private readonly agents: AgentJobs;
+  readonly createExtract: CreateExtractUseCase;
+  readonly readExtract: ReadExtractUseCase;
+  readonly agents: AgentJobs;
+  /** What the agent job RPCs work with. */
+  readonly agentDeps: AgentJobDeps;
 
   constructor(
     private readonly messaging: Messaging,
@@ -70,16 +74,14 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
       zdrRetentionMs: config.WDS_BATCH_ZDR_RETENTION_MINUTES * MINUTE,
     });
     this.queries = new JobQueries(messaging, store, events, { kind: 'batch', rpcs: BATCH_RPC });
+    const retentionMs = config.WDS_BATCH_RETENTION_HOURS * HOUR;
+    this.createExtract = new CreateExtractUseCase(messaging, store, dispatcher, retentionMs);
+    this.readExtract = new ReadExtractUseCase(store);
+    this.agentDeps = { store, dispatcher, read: this.readExtract, retentionMs };
   }
 
   async onApplicationBootstrap(): Promise<void> {
     const { store, events, dispatcher } = this.jobs;
-    const retentionMs = this.config.WDS_BATCH_RETENTION_HOURS * HOUR;
-    const createExtract = new CreateExtractUseCase(this.messaging, store, dispatcher, retentionMs);
-    const read = new ReadExtractUseCase(store);
-    this.messaging.serve(EXTRACT_RPC.create, (req) => createExtract.execute(req));
-    this.messaging.serve(EXTRACT_RPC.status, (req) => read.execute(req));
-    this.agents.serve({ store, dispatcher, read, retentionMs });
     // Team wake-ups of the other job kinds reach this service too (their pages are batch tasks).
     for (const kind of [EXTRACT_KIND, AGENT_KIND])
       this.jobs.teamWake.serve(kind, { store, dispatcher, events });

@@ -1,7 +1,6 @@
 import {
   CREDIT_PRICES,
   ErrorCode,
-  EXTRACT_RPC,
   ServiceError,
   type AgentCreateReply,
   type AgentCreateRequest,
@@ -47,7 +46,8 @@ export function agentTimeoutMs(maxCredits: number, serviceTimeoutMs: number): nu
   return Math.max(10_000, Math.min(serviceTimeoutMs, affordable));
 }
 
-interface ServeDeps {
+/** What an agent job's create and cancel RPCs (ExtractController) work with. */
+export interface AgentJobDeps {
   store: JobStore;
   dispatcher: PageDispatcher;
   read: ReadExtractUseCase;
@@ -70,11 +70,6 @@ export class AgentJobs implements AgentWorkFactory {
     this.runner = agentRunner(messaging);
   }
 
-  serve(deps: ServeDeps): void {
-    this.messaging.serve(EXTRACT_RPC.agentCreate, (req) => this.create(deps, req));
-    this.messaging.serve(EXTRACT_RPC.agentCancel, (req) => this.cancel(deps, req));
-  }
-
   work(job: JobRow, _task: PageTask): PageWork {
     const o = agentOptionsOf(job);
     return {
@@ -83,7 +78,8 @@ export class AgentJobs implements AgentWorkFactory {
     };
   }
 
-  private async create(deps: ServeDeps, cmd: AgentCreateRequest): Promise<AgentCreateReply> {
+  /** wds.batch.v1.agent.create: records the job and publishes its one task (a retried create finds it). */
+  async create(deps: AgentJobDeps, cmd: AgentCreateRequest): Promise<AgentCreateReply> {
     const known = await deps.store.get(cmd.jobId);
     if (known) {
       if (known.teamId !== cmd.teamId || known.kind !== AGENT_KIND) {
@@ -114,7 +110,7 @@ export class AgentJobs implements AgentWorkFactory {
   }
 
   /** Ends the job as cancelled; a run in progress finishes in the pool and its result is dropped. */
-  private async cancel(deps: ServeDeps, ref: JobRef): Promise<ExtractCancelReply> {
+  async cancel(deps: AgentJobDeps, ref: JobRef): Promise<ExtractCancelReply> {
     const job = await deps.read.owned(ref, [AGENT_KIND]);
     if (job.status === 'scraping') await deps.store.end(job.id, 'cancelled');
     const now = await deps.store.get(job.id);

@@ -47,6 +47,13 @@ describe('planBindings', () => {
     );
   });
 
+  it('leaves out an RPC whose `when` is false for the config, and keeps it where it holds', () => {
+    const spec = rpc(Ping, { when: (c: { RUNS: number }) => c.RUNS > 0 });
+    const handlers = () => new Map([[Ping.subject, handler(spec, false)]]);
+    expect(planBindings(handlers(), { RUNS: 0 })).toEqual([]);
+    expect(planBindings(handlers(), { RUNS: 2 }).map((b) => b.def.subject)).toEqual(['t.ping']);
+  });
+
   it('builds the consumer from the config when given as a function', () => {
     const spec = jetStream(Event, (c: { ACK_MS: number }) => ({ ...consumer, ackWaitMs: c.ACK_MS }));
     const [plan] = planBindings(new Map([[Event.subject, handler(spec, true)]]), { ACK_MS: 4321 });

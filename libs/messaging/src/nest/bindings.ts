@@ -31,6 +31,7 @@ export class BindingError extends Error {
  * a pattern without one would be served unvalidated, so it is refused, as is a request handler with
  * a stream contract (or the reverse), a pattern that is not the contract's subject, two event
  * handlers of one subject (one durable consumer per subject and process) and a durable bound twice.
+ * An RPC declared with `rpc(def, { when })` is left out where `when(config)` is false.
  */
 export function planBindings(handlers: ReadonlyMap<string, MessageHandler>, config: unknown): Binding[] {
   const bindings: Binding[] = [];
@@ -54,6 +55,8 @@ export function planBindings(handlers: ReadonlyMap<string, MessageHandler>, conf
     if (!handler.isEventHandler) {
       if (spec.kind !== 'rpc')
         throw new BindingError(`@MessagePattern('${pattern}') needs an RPC contract (rpc(def))`);
+      // Not taken by this replica (its config says so): nobody here answers the subject.
+      if (spec.when !== undefined && !fromConfig(spec.when, config)) continue;
       bindings.push({ kind: 'rpc', def: spec.contract, handler });
       continue;
     }

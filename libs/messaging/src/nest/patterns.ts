@@ -14,6 +14,8 @@ export type FromConfig<T> = T | ((config: never) => T);
 export interface RpcBindingSpec {
   readonly kind: 'rpc';
   readonly contract: RpcDef;
+  /** Served only when this holds for the service's parsed config (default: always). */
+  readonly when?: FromConfig<boolean>;
 }
 
 export interface ConsumerBindingSpec {
@@ -30,9 +32,20 @@ export interface ConsumerBindingSpec {
  *
  *     @MessagePattern(...rpc(RPC.creditsBalance))
  *     balance(@Payload() req: RpcRequestParsed<typeof RPC.creditsBalance>) { ... }
+ *
+ * `when`: an RPC only some replicas take (by their config) is served only where it holds, e.g.
+ * `rpc(BROWSER_AGENT_RPC.run, { when: (c: BrowserPoolConfig) => c.WDS_AGENT_RUNS > 0 })`.
  */
-export function rpc<D extends RpcDef>(def: D): [D['subject'], { [WDS_EXTRAS]: RpcBindingSpec }] {
-  return [def.subject, { [WDS_EXTRAS]: { kind: 'rpc', contract: def } }];
+export function rpc<D extends RpcDef, C = never>(
+  def: D,
+  opts: { when?: (config: C) => boolean } = {},
+): [D['subject'], { [WDS_EXTRAS]: RpcBindingSpec }] {
+  const spec: RpcBindingSpec = {
+    kind: 'rpc',
+    contract: def,
+    ...(opts.when ? { when: opts.when as FromConfig<boolean> } : {}),
+  };
+  return [def.subject, { [WDS_EXTRAS]: spec }];
 }
 
 /**
