@@ -12,3 +12,4 @@ export * from './team-wake';
 export * from './job-runtime';
 export * from './scrape-client';
 export * from './job-queries.controller';
+export * from './kit';

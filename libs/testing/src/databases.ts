@@ -7,7 +7,8 @@ import { Client } from 'pg';
  */
 export async function createTestDatabase(prefix = 't'): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL;
-  if (!base) throw new Error('TEST_DATABASE_URL is not set: run tests through jest (global setup starts PostgreSQL)');
+  if (!base)
+    throw new Error('TEST_DATABASE_URL is not set: run tests through jest (global setup starts PostgreSQL)');
   const name = `${prefix}_${randomBytes(6).toString('hex')}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
   const admin = new URL(base);
   admin.pathname = '/postgres';

@@ -5,3 +5,4 @@ export * from './job-tables-upgrade';
 export * from './model-server';
 export * from './agent-site';
 export * from './fault-proxy';
+export * from './service-stack';

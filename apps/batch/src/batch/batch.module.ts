@@ -1,21 +1,14 @@
 import { Module } from '@nestjs/common';
-import { BATCH_RPC } from '@wds/contracts';
-import { jobQueriesController } from '@wds/jobs';
+import { jobServiceModule } from '@wds/jobs';
+import { BATCH_JOB_KIT } from '../batch.job-kit';
 import { ExtractController } from '../extract/extract.controller';
 import { BatchController } from './batch.controller';
 import { BatchService } from './batch.service';
 
-const BATCH_JOB_QUERIES = Symbol('BATCH_JOB_QUERIES');
-
 /**
- * Batch scrapes: RPCs for the gateway and the page-task consumer (BatchController, and the job
- * queries' controller), the extract and agent job RPCs (ExtractController), the job watchdog.
+ * Batch scrapes: the create RPC (BatchController), the extract and agent job RPCs
+ * (ExtractController); the page tasks, the job queries and the watchdog are the job kit's
+ * (libs/jobs `jobServiceModule`, ADR 0024).
  */
-@Module({
-  controllers: [BatchController, ExtractController, jobQueriesController(BATCH_RPC, BATCH_JOB_QUERIES)],
-  providers: [
-    BatchService,
-    { provide: BATCH_JOB_QUERIES, inject: [BatchService], useFactory: (s: BatchService) => s.queries },
-  ],
-})
+@Module(jobServiceModule(BATCH_JOB_KIT, BatchService, { controllers: [BatchController, ExtractController] }))
 export class BatchModule {}

@@ -1,10 +1,11 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { BATCH_CONSUMERS, BATCH_RPC, BATCH_WORK } from '@wds/contracts';
+import { BATCH_RPC } from '@wds/contracts';
 import { Database } from '@wds/database';
-import { JobQueries, JobRuntime, type JobRow } from '@wds/jobs';
+import { createJobRuntime, JobQueries, jobServiceSettings, type JobRow, type JobRuntime } from '@wds/jobs';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
+import { BATCH_JOB_KIT } from '../batch.job-kit';
 import type { BatchConfig } from '../config';
 import { AgentJobs, type AgentJobDeps } from '../extract/agent-jobs';
 import { CreateExtractUseCase } from '../extract/create-extract.usecase';
@@ -13,18 +14,14 @@ import { ReadExtractUseCase } from '../extract/read-extract.usecase';
 import { BatchPageHooks } from './batch-page.hooks';
 import { CreateBatchUseCase } from './create-batch.usecase';
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-
 /** Why a job whose creation was cut short is failed rather than re-seeded. */
 const creationInterrupted = (kind: string) =>
   `The ${kind === 'batch' ? 'batch' : `${kind} job`} was not fully created (its creation was interrupted before the URLs were recorded); start it again`;
 
 /**
- * The batch service's runtime: the job machinery (store, events, page runner, watchdog, team
- * wake-ups) and the use case `BatchController` serves (the create RPC and the page tasks, handlers
- * of the WDS transport, ADR 0001) and the job queries (status, errors, cancel, ...) the module's
- * `jobQueriesController` serves. Shutdown: the transport stops the page
+ * The batch service's runtime: the job machinery of the kit (store, events, page runner, watchdog,
+ * team wake-ups; `createJobRuntime`, ADR 0024), the use case `BatchController` serves (the create
+ * RPC) and the job queries (status, errors, cancel, ...) the kit's controllers serve. Shutdown: the transport stops the page
  * consumer first (its in-flight tasks finish), then this stops the watchdog and hands unused
  * credits back. Extract and agent jobs run on the same page pipeline as job kinds of their own
  * (src/extract, ADR 0023); their RPCs are `ExtractController`'s, answered by the use cases here.
@@ -47,34 +44,24 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.agents = new AgentJobs(messaging, logger, config);
-    this.jobs = new JobRuntime(messaging, database, logger, {
-      schema: 'batch',
-      runner: {
-        jobKind: 'batch',
-        endpoint: 'batch_scrape',
-        subject: BATCH_WORK.page,
-        consumer: { ...BATCH_CONSUMERS.page, ackWaitMs: config.WDS_BATCH_ACK_WAIT_MS },
-        concurrency: config.WDS_BATCH_WORKER_CONCURRENCY,
-        delivery: 'transport',
+    const settings = jobServiceSettings(config, BATCH_JOB_KIT.envPrefix);
+    this.jobs = createJobRuntime(
+      BATCH_JOB_KIT,
+      { messaging, database, logger },
+      {
+        settings,
         hooks: new JobKindHooks(new BatchPageHooks(), this.agents),
-      },
-      pageEvents: config.WDS_JOB_PAGE_EVENTS,
-      watchdog: {
-        intervalMs: config.WDS_BATCH_WATCHDOG_INTERVAL_MS,
-        redispatchAfterMs: config.WDS_BATCH_REDISPATCH_MS,
-        reconcileAfterMs: config.WDS_BATCH_RECONCILE_MS,
-        failAfterMs: config.WDS_BATCH_STALL_FAIL_MS,
         // The gateway got no answer for such a batch, so nobody waits for it: fail it, charge nothing.
         reseed: (job, runtime) => this.failUnseeded(job, runtime),
       },
-    });
+    );
     const { store, events, dispatcher } = this.jobs;
     this.create = new CreateBatchUseCase(store, dispatcher, events, {
-      retentionMs: config.WDS_BATCH_RETENTION_HOURS * HOUR,
-      zdrRetentionMs: config.WDS_BATCH_ZDR_RETENTION_MINUTES * MINUTE,
+      retentionMs: settings.retentionMs,
+      zdrRetentionMs: settings.zdrRetentionMs,
     });
     this.queries = new JobQueries(messaging, store, events, { kind: 'batch', rpcs: BATCH_RPC });
-    const retentionMs = config.WDS_BATCH_RETENTION_HOURS * HOUR;
+    const { retentionMs } = settings;
     this.createExtract = new CreateExtractUseCase(messaging, store, dispatcher, retentionMs);
     this.readExtract = new ReadExtractUseCase(store);
     this.agentDeps = { store, dispatcher, read: this.readExtract, retentionMs };

@@ -1,31 +1,15 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { EVENTS, RPC, STREAMS, type JobEvent } from '@wds/contracts';
-import { Database } from '@wds/database';
-import { freePort, startNats, type RunningServer } from '@wds/local-infra';
-import { Messaging } from '@wds/messaging';
-import { createLogger } from '@wds/observability';
-import { createTestDatabase, startFixtureSite, type FixtureSite } from '@wds/testing';
+import { freePort } from '@wds/local-infra';
+import { buildApps, REPO_ROOT, startServiceStack, type ServiceStack } from '@wds/testing';
 
-export const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+export type { ServiceChild } from '@wds/testing';
+export const ROOT = REPO_ROOT;
 
 /** Builds the services of the stack (the tests run their shipped output). */
 export function buildServices(): void {
-  for (const app of ['scraper', 'billing', 'gateway', 'batch', 'crawler']) {
-    execFileSync('npx', ['tsc', '-b', `apps/${app}/tsconfig.build.json`], { cwd: ROOT, stdio: 'pipe' });
-  }
+  buildApps(['scraper', 'billing', 'gateway', 'batch', 'crawler']);
 }
-
-export interface ServiceChild {
-  name: string;
-  child: ChildProcess;
-  output(): string;
-  exited: Promise<number | null>;
-}
-
 export interface Team {
   teamId: string;
   apiKey: string;
@@ -36,16 +20,11 @@ export interface Answer {
   body: any;
 }
 
-export interface BatchStack {
-  site: FixtureSite;
+export interface BatchStack extends Pick<ServiceStack, 'site' | 'db' | 'client' | 'spawnService' | 'stop'> {
   /** The gateway's base URL. */
   url: string;
-  db: Database;
-  client: Messaging;
   /** Every job event published on EVENTS.job so far, in arrival order. */
   events: JobEvent[];
-  /** Starts `apps/<name>/dist/main.js` as its own process; resolves once it is ready. */
-  spawnService(name: string, env?: Record<string, string>): Promise<ServiceChild>;
   team(opts?: { credits?: number; maxConcurrency?: number; zeroDataRetention?: boolean }): Promise<Team>;
   balance(teamId: string): Promise<number>;
   call(method: string, route: string, opts?: { key?: string; json?: unknown }): Promise<Answer>;
@@ -53,7 +32,6 @@ export interface BatchStack {
   waitEnded(key: string, id: string, timeoutMs?: number): Promise<any>;
   /** Every document of an ended batch, following `next`; also the number of pages read. */
   allDocuments(key: string, id: string): Promise<{ docs: any[]; pages: number; first: any }>;
-  stop(): Promise<void>;
 }
 
 const ADMIN_TOKEN = `admin-${randomBytes(16).toString('hex')}`;
@@ -67,16 +45,8 @@ const ADMIN_TOKEN = `admin-${randomBytes(16).toString('hex')}`;
 export async function startBatchStack(
   opts: { allowPorts?: number[]; env?: Record<string, string> } = {},
 ): Promise<BatchStack> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-batch-test-'));
-  const nats: RunningServer = await startNats({ dataDir: path.join(dir, 'nats') });
-  const testDb = await createTestDatabase('batch');
-  const site = await startFixtureSite();
-  const db = new Database({ url: testDb.url });
-  const client = await Messaging.connect({
-    servers: nats.url,
-    name: 'batch-test',
-    logger: createLogger({ service: 'batch-test', level: 'fatal' }),
-  });
+  const stack = await startServiceStack({ name: 'batch', allowPorts: opts.allowPorts, env: opts.env });
+  const { client, db, spawnService } = stack;
   await client.ensureStreams([STREAMS.WDS_EVENTS_V1]);
   const events: JobEvent[] = [];
   const eventConsumer = await client.consume(
@@ -92,56 +62,7 @@ export async function startBatchStack(
       events.push(event);
     },
   );
-  const env: Record<string, string> = {
-    NATS_URL: nats.url,
-    DATABASE_URL: testDb.url,
-    HEALTH_PORT: '0',
-    HEALTH_HOST: '127.0.0.1',
-    // `service started` (with the healthUrl the harness waits for) is an info line.
-    LOG_LEVEL: 'info',
-    WDS_PRIVATE_NETWORK_ALLOWLIST: [site.port, ...(opts.allowPorts ?? [])]
-      .map((p) => `127.0.0.1:${p}`)
-      .join(','),
-    SHUTDOWN_GRACE_MS: '5000',
-    ...opts.env,
-  };
-  const children: ServiceChild[] = [];
-
-  const spawnService = async (name: string, more: Record<string, string> = {}): Promise<ServiceChild> => {
-    let out = '';
-    const child = spawn(process.execPath, [path.join(ROOT, `apps/${name}/dist/main.js`)], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH,
-        ...env,
-        WDS_INSTANCE_ID: `${name}-${randomUUID().slice(0, 8)}`,
-        ...more,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20000)));
-    child.stderr?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20000)));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const svc = { name, child, output: () => out, exited };
-    children.push(svc);
-    const deadline = Date.now() + 60_000;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setInterval(() => {
-        if (Date.now() > deadline) {
-          clearInterval(timer);
-          child.kill('SIGKILL');
-          reject(new Error(`${name} not ready within 60 s:\n${out}`));
-        } else if (out.includes('"healthUrl"')) {
-          clearInterval(timer);
-          resolve();
-        } else if (child.exitCode !== null) {
-          clearInterval(timer);
-          reject(new Error(`${name} exited early:\n${out}`));
-        }
-      }, 50);
-    });
-    return svc;
-  };
+  stack.onStop(() => eventConsumer.stop());
 
   const port = await freePort();
   try {
@@ -149,7 +70,7 @@ export async function startBatchStack(
     await spawnService('scraper');
     await spawnService('gateway', { PORT: String(port), HOST: '127.0.0.1', WDS_ADMIN_TOKEN: ADMIN_TOKEN });
   } catch (err) {
-    for (const c of children) c.child.kill('SIGKILL');
+    await stack.stop();
     throw err;
   }
   const url = `http://127.0.0.1:${port}`;
@@ -192,7 +113,7 @@ export async function startBatchStack(
   };
 
   return {
-    site,
+    site: stack.site,
     url,
     db,
     client,
@@ -232,22 +153,7 @@ export async function startBatchStack(
       }
       return { docs, pages, first };
     },
-    stop: async () => {
-      for (const c of children.reverse()) {
-        if (c.child.exitCode === null && c.child.signalCode === null) {
-          c.child.kill('SIGTERM');
-          await Promise.race([c.exited, new Promise((r) => setTimeout(r, 8000).unref())]);
-          if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
-        }
-      }
-      await eventConsumer.stop();
-      await client.drain();
-      await db.close();
-      await site.close();
-      await testDb.drop();
-      await nats.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
+    stop: stack.stop,
   };
 }
 

@@ -1,25 +1,26 @@
 import { Module } from '@nestjs/common';
-import { CRAWL_RPC } from '@wds/contracts';
-import { jobQueriesController } from '@wds/jobs';
+import { jobServiceModule } from '@wds/jobs';
 import { APP_CONFIG } from '@wds/service-kit';
 import type { CrawlerConfig } from '../config';
+import { CRAWL_JOB_KIT } from '../crawler.job-kit';
 import { CrawlController } from './crawl.controller';
 import { CrawlService } from './crawl.service';
 import { OutboundSiteFetcher, SiteFetcher } from './site-fetcher';
 
-const CRAWL_JOB_QUERIES = Symbol('CRAWL_JOB_QUERIES');
-
-/** Crawls and maps: RPCs for the gateway, page and kickoff consumers (CrawlController), the job watchdog. */
-@Module({
-  controllers: [CrawlController, jobQueriesController(CRAWL_RPC, CRAWL_JOB_QUERIES)],
-  providers: [
-    CrawlService,
-    { provide: CRAWL_JOB_QUERIES, inject: [CrawlService], useFactory: (s: CrawlService) => s.queries },
-    {
-      provide: SiteFetcher,
-      inject: [APP_CONFIG],
-      useFactory: (config: CrawlerConfig) => new OutboundSiteFetcher(config.WDS_PRIVATE_NETWORK_ALLOWLIST),
-    },
-  ],
-})
+/**
+ * Crawls and maps: the crawl, map and kickoff handlers (CrawlController); the page tasks, the job
+ * queries and the watchdog are the job kit's (libs/jobs `jobServiceModule`, ADR 0024).
+ */
+@Module(
+  jobServiceModule(CRAWL_JOB_KIT, CrawlService, {
+    controllers: [CrawlController],
+    providers: [
+      {
+        provide: SiteFetcher,
+        inject: [APP_CONFIG],
+        useFactory: (config: CrawlerConfig) => new OutboundSiteFetcher(config.WDS_PRIVATE_NETWORK_ALLOWLIST),
+      },
+    ],
+  }),
+)
 export class CrawlModule {}

@@ -1,11 +1,12 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { CRAWL_CONSUMERS, CRAWL_RPC, CRAWL_WORK } from '@wds/contracts';
+import { CRAWL_RPC, CRAWL_WORK } from '@wds/contracts';
 import { Database } from '@wds/database';
-import { JobQueries, JobRuntime } from '@wds/jobs';
+import { createJobRuntime, JobQueries, jobServiceSettings, type JobRuntime } from '@wds/jobs';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { CrawlerConfig } from '../config';
+import { CRAWL_JOB_KIT } from '../crawler.job-kit';
 import { MapSiteUseCase } from '../map/map.usecase';
 import { CrawlContexts } from './crawl-context';
 import { CrawlPageHooks } from './crawl-page.hooks';
@@ -13,14 +14,10 @@ import { CreateCrawlUseCase } from './create-crawl.usecase';
 import { KickoffCrawlUseCase } from './kickoff.usecase';
 import { SiteFetcher } from './site-fetcher';
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-
 /**
- * The crawler's runtime: the job machinery (store, events, page runner, watchdog, team wake-ups)
- * and the use cases `CrawlController` serves (crawl and map RPCs, kickoff and page tasks, handlers of
- * the WDS transport, ADR 0001) and the job queries (status, errors, cancel, ...) the module's
- * `jobQueriesController` serves. Shutdown: the transport stops the consumers first (their
+ * The crawler's runtime: the job machinery of the kit (store, events, page runner, watchdog, team
+ * wake-ups; `createJobRuntime`, ADR 0024), the use cases `CrawlController` serves (crawl and map
+ * RPCs, kickoffs) and the job queries (status, errors, cancel, ...) the kit's controllers serve. Shutdown: the transport stops the consumers first (their
  * in-flight tasks finish), then this stops the watchdog and hands unused credits back.
  */
 @Injectable()
@@ -38,23 +35,13 @@ export class CrawlService implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(APP_CONFIG) private readonly config: CrawlerConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.jobs = new JobRuntime(messaging, database, logger, {
-      schema: 'crawler',
-      runner: {
-        jobKind: 'crawl',
-        endpoint: 'crawl',
-        subject: CRAWL_WORK.page,
-        consumer: { ...CRAWL_CONSUMERS.page, ackWaitMs: config.WDS_CRAWL_ACK_WAIT_MS },
-        concurrency: config.WDS_CRAWL_WORKER_CONCURRENCY,
-        delivery: 'transport',
+    const settings = jobServiceSettings(config, CRAWL_JOB_KIT.envPrefix);
+    this.jobs = createJobRuntime(
+      CRAWL_JOB_KIT,
+      { messaging, database, logger },
+      {
+        settings,
         hooks: new CrawlPageHooks(new CrawlContexts()),
-      },
-      pageEvents: config.WDS_JOB_PAGE_EVENTS,
-      watchdog: {
-        intervalMs: config.WDS_CRAWL_WATCHDOG_INTERVAL_MS,
-        redispatchAfterMs: config.WDS_CRAWL_REDISPATCH_MS,
-        reconcileAfterMs: config.WDS_CRAWL_RECONCILE_MS,
-        failAfterMs: config.WDS_CRAWL_STALL_FAIL_MS,
         reseed: (job) =>
           this.messaging.publish(
             CRAWL_WORK.kickoff,
@@ -62,11 +49,11 @@ export class CrawlService implements OnApplicationBootstrap, OnApplicationShutdo
             { msgId: `kickoff:${job.id}:${Date.now()}` },
           ),
       },
-    });
+    );
     const { store, events, dispatcher } = this.jobs;
     this.create = new CreateCrawlUseCase(store, this.messaging, events, {
-      retentionMs: config.WDS_CRAWL_RETENTION_HOURS * HOUR,
-      zdrRetentionMs: config.WDS_CRAWL_ZDR_RETENTION_MINUTES * MINUTE,
+      retentionMs: settings.retentionMs,
+      zdrRetentionMs: settings.zdrRetentionMs,
     });
     this.kickoff = new KickoffCrawlUseCase(store, this.fetcher, dispatcher, events);
     this.map = new MapSiteUseCase(this.messaging, this.fetcher);

@@ -53,7 +53,9 @@ describe('sitemap XML', () => {
     expect(await parseSitemap(news)).toEqual({ index: false, locs: ['https://e.com/story'] });
     expect(await parseSitemap('<!doctype html><html><body>Not found</body></html>')).toBeNull();
     // A truncated file keeps what was read before the break.
-    expect(await parseSitemap(urlset('https://e.com/a').replace('</urlset>', '<url><loc>https://e.c'))).toEqual({
+    expect(
+      await parseSitemap(urlset('https://e.com/a').replace('</urlset>', '<url><loc>https://e.c')),
+    ).toEqual({
       index: false,
       locs: ['https://e.com/a'],
     });
@@ -82,7 +84,9 @@ describe('discoverSitemapUrls', () => {
 
   it('does not try the well-known files when a declared sitemap was read', async () => {
     const fetcher = new MapFetcher({ 'https://e.com/s.xml': urlset('https://e.com/a') });
-    expect(await discoverSitemapUrls(fetcher, start, ['https://e.com/s.xml'], 100)).toEqual(['https://e.com/a']);
+    expect(await discoverSitemapUrls(fetcher, start, ['https://e.com/s.xml'], 100)).toEqual([
+      'https://e.com/a',
+    ]);
     expect(fetcher.reads).toEqual(['https://e.com/s.xml']);
   });
 

@@ -38,7 +38,10 @@ export async function parseSitemap(xml: string): Promise<ParsedSitemap | null> {
   if (root === null) return null;
   const index = root[1].toLowerCase() === 'sitemapindex';
   const options = { level: ErrorLevel.SILENT, logger: false as const };
-  const locs = await collect(index ? new XMLToSitemapIndexStream(options) : new XMLToSitemapItemStream(options), xml);
+  const locs = await collect(
+    index ? new XMLToSitemapIndexStream(options) : new XMLToSitemapItemStream(options),
+    xml,
+  );
   return { index, locs };
 }
 
@@ -56,7 +59,8 @@ export function robotsSitemaps(robotsUrl: string, text: string): string[] {
     if (value === '') continue;
     try {
       const url = new URL(value, robotsUrl);
-      if ((url.protocol === 'http:' || url.protocol === 'https:') && !out.includes(url.href)) out.push(url.href);
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && !out.includes(url.href))
+        out.push(url.href);
     } catch {
       // not a URL: ignored, as a browser would
     }

@@ -1,0 +1,3 @@
+export * from './job-service.env';
+export * from './job-kit';
+export * from './job-service.module';
