@@ -3,11 +3,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Database } from '@wds/database';
 import { startNats, type RunningServer } from '@wds/local-infra';
-import { Messaging } from '@wds/messaging';
-import { createLogger } from '@wds/observability';
-import { bootstrapService, type RunningService, type ServiceOptions } from '@wds/service-kit';
 import { createTestDatabase } from './databases';
 import { startFixtureSite, type FixtureSite } from './fixture-site';
 
@@ -39,28 +35,27 @@ export interface ServiceStack {
   site: FixtureSite;
   natsUrl: string;
   databaseUrl: string;
-  db: Database;
-  client: Messaging;
   /** What every service gets: NATS, the database, health on a free loopback port, the fixture site allowed. */
   env: Record<string, string>;
   /** Starts `apps/<name>/dist/main.js` as its own process; resolves once it logged its start (`healthUrl`). */
   spawnService(name: string, env?: Record<string, string>): Promise<ServiceChild>;
-  /** Runs a service in this process (its boot options from the stack's env and `env`). */
-  startService<C>(
-    options: (env: NodeJS.ProcessEnv) => ServiceOptions<any>,
-    env?: Record<string, string>,
-  ): Promise<RunningService<C>>;
-  /** Runs `fn` in `stop()` once the services are stopped, before the infrastructure (a harness's own consumers). */
-  onStop(fn: () => Promise<unknown>): void;
-  /** Stops in-process services, then the processes (newest first: SIGTERM, SIGKILL after 8 s), then the infrastructure. */
+  /** The environment of a service run in this process: the stack's, quiet, its own instance id. */
+  inProcessEnv(env?: Record<string, string>): Record<string, string>;
+  /**
+   * Runs `fn` in `stop()`: with `first`, before the processes stop (services the test runs in this
+   * process); else after them and before the infrastructure (the harness's NATS client, pool, consumers).
+   */
+  onStop(fn: () => Promise<unknown>, opts?: { first?: boolean }): void;
+  /** `first` hooks, the processes (newest first: SIGTERM, SIGKILL after 8 s), the other hooks (newest first), the infrastructure. */
   stop(): Promise<void>;
 }
 
 /**
  * The infrastructure of a service-level integration test (crawler, batch, ...): a private
- * nats-server, a fresh database (`<name>_…`), the fixture site, a NATS client and a database pool
- * for the test, and starting services as processes or in-process. `allowPorts`: more loopback
- * ports the services may fetch from; `env`: more environment for every service.
+ * nats-server, a fresh database (`<name>_…`), the fixture site, the services' environment, and
+ * services started as processes. `allowPorts`: more loopback ports the services may fetch from;
+ * `env`: more environment for every service. (A NATS client or a pool for the test is the
+ * harness's own: this library may not depend on @wds/messaging, whose tests use it.)
  */
 export async function startServiceStack(opts: {
   name: string;
@@ -71,12 +66,6 @@ export async function startServiceStack(opts: {
   const nats: RunningServer = await startNats({ dataDir: path.join(dir, 'nats') });
   const testDb = await createTestDatabase(opts.name);
   const site = await startFixtureSite();
-  const db = new Database({ url: testDb.url });
-  const client = await Messaging.connect({
-    servers: nats.url,
-    name: `${opts.name}-test`,
-    logger: createLogger({ service: `${opts.name}-test`, level: 'fatal' }),
-  });
   const env: Record<string, string> = {
     NATS_URL: nats.url,
     DATABASE_URL: testDb.url,
@@ -91,8 +80,8 @@ export async function startServiceStack(opts: {
     ...opts.env,
   };
   const children: ServiceChild[] = [];
-  const inProcess: RunningService<unknown>[] = [];
   const stopFirst: (() => Promise<unknown>)[] = [];
+  const stopAfter: (() => Promise<unknown>)[] = [];
 
   const spawnService = async (name: string, more: Record<string, string> = {}): Promise<ServiceChild> => {
     let out = '';
@@ -135,23 +124,17 @@ export async function startServiceStack(opts: {
     site,
     natsUrl: nats.url,
     databaseUrl: testDb.url,
-    db,
-    client,
     env,
     spawnService,
-    startService: async <C>(
-      options: (env: NodeJS.ProcessEnv) => ServiceOptions<any>,
-      more: Record<string, string> = {},
-    ) => {
-      const running = await bootstrapService(
-        options({ ...env, LOG_LEVEL: 'fatal', WDS_INSTANCE_ID: `in-process-${randomUUID()}`, ...more }),
-      );
-      inProcess.push(running);
-      return running as unknown as RunningService<C>;
-    },
-    onStop: (fn) => stopFirst.push(fn),
+    inProcessEnv: (more = {}) => ({
+      ...env,
+      LOG_LEVEL: 'fatal',
+      WDS_INSTANCE_ID: `in-process-${randomUUID()}`,
+      ...more,
+    }),
+    onStop: (fn, o = {}) => (o.first ? stopFirst : stopAfter).push(fn),
     stop: async () => {
-      for (const s of inProcess) await s.stop().catch(() => undefined);
+      for (const fn of stopFirst) await fn().catch(() => undefined);
       for (const c of [...children].reverse()) {
         if (c.child.exitCode === null && c.child.signalCode === null) {
           c.child.kill('SIGTERM');
@@ -159,9 +142,7 @@ export async function startServiceStack(opts: {
           if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
         }
       }
-      for (const fn of stopFirst) await fn().catch(() => undefined);
-      await client.drain();
-      await db.close();
+      for (const fn of [...stopAfter].reverse()) await fn().catch(() => undefined);
       await site.close();
       await testDb.drop();
       await nats.stop();

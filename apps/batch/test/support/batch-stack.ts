@@ -1,6 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { EVENTS, RPC, STREAMS, type JobEvent } from '@wds/contracts';
+import { Database } from '@wds/database';
 import { freePort } from '@wds/local-infra';
+import { Messaging } from '@wds/messaging';
+import { createLogger } from '@wds/observability';
 import { buildApps, REPO_ROOT, startServiceStack, type ServiceStack } from '@wds/testing';
 
 export type { ServiceChild } from '@wds/testing';
@@ -20,7 +23,9 @@ export interface Answer {
   body: any;
 }
 
-export interface BatchStack extends Pick<ServiceStack, 'site' | 'db' | 'client' | 'spawnService' | 'stop'> {
+export interface BatchStack extends Pick<ServiceStack, 'site' | 'spawnService' | 'stop'> {
+  db: Database;
+  client: Messaging;
   /** The gateway's base URL. */
   url: string;
   /** Every job event published on EVENTS.job so far, in arrival order. */
@@ -46,7 +51,15 @@ export async function startBatchStack(
   opts: { allowPorts?: number[]; env?: Record<string, string> } = {},
 ): Promise<BatchStack> {
   const stack = await startServiceStack({ name: 'batch', allowPorts: opts.allowPorts, env: opts.env });
-  const { client, db, spawnService } = stack;
+  const { spawnService } = stack;
+  const db = new Database({ url: stack.databaseUrl });
+  stack.onStop(() => db.close());
+  const client = await Messaging.connect({
+    servers: stack.natsUrl,
+    name: 'batch-test',
+    logger: createLogger({ service: 'batch-test', level: 'fatal' }),
+  });
+  stack.onStop(() => client.drain());
   await client.ensureStreams([STREAMS.WDS_EVENTS_V1]);
   const events: JobEvent[] = [];
   const eventConsumer = await client.consume(

@@ -9,7 +9,10 @@ import {
   type JobErrorsResponse,
   type JobStatusReply,
 } from '@wds/contracts';
-import type { RunningService } from '@wds/service-kit';
+import { Database } from '@wds/database';
+import { Messaging } from '@wds/messaging';
+import { createLogger } from '@wds/observability';
+import { bootstrapService, type RunningService } from '@wds/service-kit';
 import { buildApps, REPO_ROOT, startServiceStack, type ServiceChild, type ServiceStack } from '@wds/testing';
 import { crawlerServiceOptions } from '../../src/crawler.service-options';
 
@@ -23,8 +26,10 @@ export function buildServices(): void {
 
 export interface CrawlStack extends Pick<
   ServiceStack,
-  'site' | 'natsUrl' | 'databaseUrl' | 'db' | 'client' | 'env' | 'spawnService' | 'stop'
+  'site' | 'natsUrl' | 'databaseUrl' | 'env' | 'spawnService' | 'stop'
 > {
+  db: Database;
+  client: Messaging;
   /** Runs a crawler in this process. */
   startCrawler(env?: Record<string, string>): Promise<RunningService>;
   team(credits?: number): Promise<string>;
@@ -44,9 +49,18 @@ export interface CrawlStack extends Pick<
  */
 export async function startCrawlStack(extraEnv: Record<string, string> = {}): Promise<CrawlStack> {
   const stack = await startServiceStack({ name: 'crawler', env: extraEnv });
-  const { client } = stack;
+  let db: Database;
+  let client: Messaging;
   let scraper: ServiceChild;
   try {
+    db = new Database({ url: stack.databaseUrl });
+    stack.onStop(() => db.close());
+    client = await Messaging.connect({
+      servers: stack.natsUrl,
+      name: 'crawler-test',
+      logger: createLogger({ service: 'crawler-test', level: 'fatal' }),
+    });
+    stack.onStop(() => client.drain());
     await stack.spawnService('billing');
     scraper = await stack.spawnService('scraper');
   } catch (err) {
@@ -61,12 +75,16 @@ export async function startCrawlStack(extraEnv: Record<string, string> = {}): Pr
     site: stack.site,
     natsUrl: stack.natsUrl,
     databaseUrl: stack.databaseUrl,
-    db: stack.db,
+    db,
     client,
     env: stack.env,
     scraper,
     spawnService: stack.spawnService,
-    startCrawler: (more = {}) => stack.startService(crawlerServiceOptions, more),
+    startCrawler: async (more = {}) => {
+      const running = await bootstrapService(crawlerServiceOptions(stack.inProcessEnv(more)));
+      stack.onStop(() => running.stop(), { first: true });
+      return running;
+    },
     team: async (credits = 100_000) => {
       const teamId = `team-${randomUUID()}`;
       await client.request(RPC.creditsGrant, {
