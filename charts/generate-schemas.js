@@ -160,6 +160,16 @@ const serviceProperties = (app) => ({
   preStopSleepSeconds: int(0, 120),
   longestTaskSeconds: int(0, 3600),
   securityContext: obj({ runAsUser: int(1) }),
+  // browser-pool only: its browser sessions' code sandbox (charts/browser-pool/values.yaml).
+  sessions: obj({
+    enabled: bool,
+    perReplica: int(0, 500),
+    warmBrowsers: int(0, 16),
+    port: int(1, 65535),
+    uidBase: int(1000, 64000),
+    dirSizeLimit: quantity,
+    ingressFrom: listOf(ingressRule),
+  }),
   shm: obj({ enabled: bool, sizeLimit: quantity }),
   tmpSizeLimit: quantity,
   serviceAccount: obj({ create: bool, name: str, annotations: scalarMap }),

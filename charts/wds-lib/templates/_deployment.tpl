@@ -39,6 +39,10 @@ spec:
     spec:
       serviceAccountName: {{ include "wds-lib.serviceAccountName" . }}
       automountServiceAccountToken: false
+      {{- if (.Values.sessions | default dict).enabled }}
+      # The Pod's own user namespace: its root (needed for the sandbox's uid switch) is not the host's.
+      hostUsers: false
+      {{- end }}
       securityContext:
         {{- include "wds-lib.podSecurityContext" . | nindent 8 }}
       # Longer than the app's SHUTDOWN_GRACE_MS, so a drain finishes before the kubelet kills.
@@ -63,6 +67,11 @@ spec:
               containerPort: {{ .Values.healthPort }}
               protocol: TCP
             {{- end }}
+            {{- if (.Values.sessions | default dict).enabled }}
+            - name: sessions
+              containerPort: {{ .Values.sessions.port }}
+              protocol: TCP
+            {{- end }}
           envFrom:
             {{- include "wds-lib.envFrom" . | nindent 12 }}
           env:
@@ -71,6 +80,9 @@ spec:
             - name: SHUTDOWN_GRACE_MS
               value: {{ mul (sub (sub .Values.terminationGracePeriodSeconds .Values.preStopSleepSeconds) 5) 1000 | quote }}
             {{- with (include "wds-lib.secretKeyEnv" . | trim) }}
+            {{- . | nindent 12 }}
+            {{- end }}
+            {{- with (include "wds-lib.sessionsEnv" . | trim) }}
             {{- . | nindent 12 }}
             {{- end }}
           {{- if gt (int .Values.preStopSleepSeconds) 0 }}
@@ -111,6 +123,10 @@ spec:
             - name: shm
               mountPath: /dev/shm
             {{- end }}
+            {{- if (.Values.sessions | default dict).enabled }}
+            - name: sessions
+              mountPath: /sessions
+            {{- end }}
       volumes:
         # The root filesystem is read-only; Node and Chromium still need a scratch directory.
         - name: tmp
@@ -122,6 +138,12 @@ spec:
           emptyDir:
             medium: Memory
             sizeLimit: {{ .Values.shm.sizeLimit }}
+        {{- end }}
+        {{- if (.Values.sessions | default dict).enabled }}
+        # Browser sessions' private directories (profiles, scratch, sockets), removed at each end.
+        - name: sessions
+          emptyDir:
+            sizeLimit: {{ .Values.sessions.dirSizeLimit }}
         {{- end }}
       {{- with .Values.nodeSelector }}
       nodeSelector:

@@ -189,7 +189,8 @@ with namespace and node as OpenTelemetry resource attributes (OTEL_RESOURCE_ATTR
 {{- if .Values.http.enabled -}}http{{- else -}}health{{- end -}}
 {{- end -}}
 
-{{- define "wds-lib.podSecurityContext" -}}
+{{/* The restricted Pod: every service, and every migration Job. */}}
+{{- define "wds-lib.restrictedPodSecurityContext" -}}
 runAsNonRoot: true
 runAsUser: {{ .Values.securityContext.runAsUser }}
 runAsGroup: {{ .Values.securityContext.runAsUser }}
@@ -198,10 +199,72 @@ seccompProfile:
   type: RuntimeDefault
 {{- end -}}
 
-{{- define "wds-lib.containerSecurityContext" -}}
+{{- define "wds-lib.restrictedContainerSecurityContext" -}}
 allowPrivilegeEscalation: false
 readOnlyRootFilesystem: true
 runAsNonRoot: true
 capabilities:
   drop: ["ALL"]
+{{- end -}}
+
+{{/* A service's Pod: restricted, except browser-pool with browser sessions on. */}}
+{{- define "wds-lib.podSecurityContext" -}}
+{{- if (.Values.sessions | default dict).enabled -}}
+# Browser sessions' code sandbox (charts/browser-pool/values.yaml `sessions`): root of the Pod's own
+# user namespace, so it can switch to the sandbox uids; the runtime's seccomp and AppArmor defaults
+# refuse the unshare/mount calls of bubblewrap.
+runAsNonRoot: false
+runAsUser: 0
+runAsGroup: 0
+fsGroup: 0
+seccompProfile:
+  type: Unconfined
+appArmorProfile:
+  type: Unconfined
+{{- else -}}
+{{- include "wds-lib.restrictedPodSecurityContext" . -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "wds-lib.containerSecurityContext" -}}
+{{- if (.Values.sessions | default dict).enabled -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+runAsNonRoot: false
+# Switch to the sandbox uids, own their directories, remove them and signal their processes.
+capabilities:
+  drop: ["ALL"]
+  add: ["SETUID", "SETGID", "CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL"]
+# A fresh /proc for each sandbox's PID namespace (refused over a masked /proc).
+procMount: Unmasked
+{{- else -}}
+{{- include "wds-lib.restrictedContainerSecurityContext" . -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Browser sessions' variables (browser-pool `sessions`); explicit env wins over the ConfigMap. */}}
+{{- define "wds-lib.sessionsEnv" -}}
+{{- with .Values.sessions }}
+{{- if .enabled }}
+- name: POD_IP
+  valueFrom:
+    fieldRef:
+      fieldPath: status.podIP
+- name: WDS_BROWSER_SESSIONS
+  value: {{ .perReplica | quote }}
+- name: WDS_SESSION_WARM_BROWSERS
+  value: {{ .warmBrowsers | quote }}
+- name: WDS_BROWSER_SESSION_PORT
+  value: {{ .port | quote }}
+- name: WDS_BROWSER_SESSION_ADVERTISE
+  value: "http://$(POD_IP):{{ .port }}"
+- name: WDS_SANDBOX_UID_BASE
+  value: {{ .uidBase | quote }}
+- name: WDS_SESSION_DIR
+  value: /sessions
+{{- else }}
+- name: WDS_BROWSER_SESSIONS
+  value: "0"
+{{- end }}
+{{- end }}
 {{- end -}}

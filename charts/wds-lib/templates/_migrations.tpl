@@ -50,7 +50,7 @@ spec:
       restartPolicy: Never
       automountServiceAccountToken: false
       securityContext:
-        {{- include "wds-lib.podSecurityContext" . | nindent 8 }}
+        {{- include "wds-lib.restrictedPodSecurityContext" . | nindent 8 }}
       {{- with (.Values.imagePullSecrets | default (dig "imagePullSecrets" (list) (.Values.global | default dict))) }}
       imagePullSecrets:
         {{- toYaml . | nindent 8 }}
@@ -80,7 +80,7 @@ spec:
           resources:
             {{- toYaml .Values.migrations.resources | nindent 12 }}
           securityContext:
-            {{- include "wds-lib.containerSecurityContext" . | nindent 12 }}
+            {{- include "wds-lib.restrictedContainerSecurityContext" . | nindent 12 }}
           volumeMounts:
             - name: tmp
               mountPath: /tmp

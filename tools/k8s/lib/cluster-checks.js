@@ -223,6 +223,69 @@ async function clusterChecks(t, { kube, charts, root }) {
       );
     },
   );
+  // Browser sessions (browser-pool `sessions.enabled`): a Pod PodSecurity restricted refuses, admitted
+  // where the namespace allows it, with the fields the sandbox needs kept by the API server (a field
+  // behind a disabled feature gate would be dropped silently).
+  await t.check(
+    'browser sessions on: browser-pool Pods admitted in a privileged namespace with hostUsers false, procMount Unmasked, seccomp/AppArmor Unconfined; refused under restricted',
+    async () => {
+      const sessionArgs = ['--set', 'browser-pool.sessions.enabled=true', '--timeout', '2m'];
+      const ns = 'wds-sessions';
+      must(kube.kubectl(['create', 'namespace', ns]), `create namespace ${ns}`);
+      must(
+        kube.kubectl(['label', 'namespace', ns, 'pod-security.kubernetes.io/enforce=privileged']),
+        `label namespace ${ns}`,
+      );
+      const r = await kube.helmWithHooks(['install', 'wds', chart, '-n', ns, ...sessionArgs], ns);
+      assert(r.code === 0, `helm install failed:\n${r.stderr.slice(-1500)}`);
+      const settled = await kube.deploymentsSettled(ns);
+      assert(settled.ok, settled.problems.join('\n'));
+      const pods = kube.json(['get', 'pods', '-n', ns, '-l', 'app.kubernetes.io/name=browser-pool']).items;
+      const server = pods.find((p) => p.metadata.labels['app.kubernetes.io/component'] === 'server');
+      assert(server, 'no browser-pool Pod');
+      const spec = server.spec;
+      const c = spec.containers[0];
+      assert(spec.hostUsers === false, `hostUsers ${spec.hostUsers}`);
+      assert(c.securityContext.procMount === 'Unmasked', `procMount ${c.securityContext.procMount}`);
+      assert(spec.securityContext.seccompProfile?.type === 'Unconfined', 'seccomp not Unconfined');
+      assert(spec.securityContext.appArmorProfile?.type === 'Unconfined', 'AppArmor not Unconfined');
+      assert(
+        JSON.stringify(c.securityContext.capabilities.add) ===
+          JSON.stringify(['SETUID', 'SETGID', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL']),
+        `capabilities ${JSON.stringify(c.securityContext.capabilities)}`,
+      );
+      const env = Object.fromEntries(c.env.map((e) => [e.name, e.value ?? e.valueFrom?.fieldRef?.fieldPath]));
+      assert(env.POD_IP === 'status.podIP', 'POD_IP not from the downward API');
+      assert(
+        env.WDS_BROWSER_SESSION_ADVERTISE === 'http://$(POD_IP):9300',
+        env.WDS_BROWSER_SESSION_ADVERTISE,
+      );
+      const policy = kube.json(['get', 'networkpolicy', 'wds-browser-pool', '-n', ns]);
+      const sessionRule = policy.spec.ingress.find((i) => i.ports?.some((p) => p.port === 9300));
+      assert(
+        sessionRule?.from?.[0]?.podSelector?.matchLabels?.['app.kubernetes.io/name'] === 'gateway',
+        `session port ingress ${JSON.stringify(sessionRule)}`,
+      );
+
+      const restricted = 'wds-sessions-restricted';
+      kube.createRestrictedNamespace(restricted);
+      const refused = await kube.helmWithHooks(
+        ['install', 'wds', chart, '-n', restricted, ...sessionArgs],
+        restricted,
+      );
+      assert(refused.code === 0, `helm install failed:\n${refused.stderr.slice(-1500)}`);
+      const held = await kube.deploymentsSettled(restricted, 15_000);
+      assert(!held.ok, 'browser-pool with sessions settled under PodSecurity restricted');
+      assert(
+        held.problems.some((p) => p.startsWith('wds-browser-pool:') && /forbidden|violates/i.test(p)),
+        held.problems.join('\n'),
+      );
+      assert(
+        held.problems.every((p) => p.startsWith('wds-browser-pool:')),
+        `other Deployments held back:\n${held.problems.join('\n')}`,
+      );
+    },
+  );
   log('cluster checks done');
 }
 
