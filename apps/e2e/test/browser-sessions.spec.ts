@@ -409,8 +409,14 @@ describe('browser sessions and interact through the stack', () => {
 
   it("holds one of the team's concurrency slots while a session is active, and frees it when it ends", async () => {
     const team = await adminTeam(1000, { maxConcurrency: 2, maxBrowserSessions: 5 });
+    // A generous timeout: the slow one stays in flight until released, however loaded the machine.
     const scrape = (path: string) =>
-      call('POST', '/v2/scrape', { url: `${site.url}${path}`, formats: ['markdown'] }, team.apiKey);
+      call(
+        'POST',
+        '/v2/scrape',
+        { url: `${site.url}${path}`, formats: ['markdown'], timeout: 110_000 },
+        team.apiKey,
+      );
     const session = await call('POST', '/v2/browser', { ttl: 120 }, team.apiKey);
     expect(session.status).toBe(200);
     const arrived = slow.arrived();
@@ -450,7 +456,7 @@ describe('browser sessions and interact through the stack', () => {
     for (const s of [one, two])
       expect((await call('DELETE', `/v2/browser/${s.body.id}`, undefined, team.apiKey)).status).toBe(200);
     expect((await scrape(`/page-${randomBytes(4).toString('hex')}`)).status).toBe(200);
-  }, 180_000);
+  }, 300_000);
 
   describe('the code sandbox (hostile code)', () => {
     let id: string;
