@@ -267,6 +267,27 @@ describe('batch scrape through the gateway (real gateway, billing, scraper and b
     await stack.waitEnded(team.apiKey, res.body.id);
   }, 60_000);
 
+  it('refuses to start a batch, a crawl, an extract or an agent job for a team without credits (402)', async () => {
+    const broke = await stack.team({ credits: 0 });
+    const starts: [string, Record<string, unknown>, string][] = [
+      ['/v2/batch/scrape', { urls: [page('/docs')] }, 'a batch scrape'],
+      ['/v2/crawl', { url: page('/') }, 'a crawl'],
+      ['/v2/extract', { urls: [page('/docs')], prompt: 'The title.' }, 'an extract job'],
+      ['/v2/agent', { prompt: 'The title.' }, 'an agent job'],
+    ];
+    for (const [route, json, what] of starts) {
+      const res = await stack.call('POST', route, { key: broke.apiKey, json });
+      expect([route, res.status, res.body]).toEqual([
+        route,
+        402,
+        expect.objectContaining({ success: false, error: `Insufficient credits to start ${what}` }),
+      ]);
+    }
+    // Nothing was started for the team.
+    const { rows } = await stack.db.query('SELECT 1 FROM batch.jobs WHERE team_id = $1', [broke.teamId]);
+    expect(rows).toEqual([]);
+  }, 60_000);
+
   it('accepts zeroDataRetention only for teams that have it, and keeps such batches briefly', async () => {
     expect((await create({ urls: [page('/docs')], zeroDataRetention: true })).status).toBe(403);
     const zdr = await stack.team({ zeroDataRetention: true });

@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  BATCH_RPC,
-  ErrorCode,
-  ServiceError,
-  type BatchScrapeCreateResponse,
-  type BatchScrapeRequest,
-} from '@wds/contracts';
+import { BATCH_RPC, type BatchScrapeCreateResponse, type BatchScrapeRequest } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import { APP_CONFIG } from '@wds/service-kit';
 import type { AuthenticatedTeam } from '../teams/team';
@@ -56,9 +50,7 @@ export class BatchUseCases {
       ...scrapeOptions
     } = request;
     assertTeamMay(team, { zeroDataRetention });
-    if ((await this.credits.balance(team.teamId)) < 1) {
-      throw new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, 'Insufficient credits to start a batch scrape');
-    }
+    await this.credits.requireCreditsToStart(team.teamId, 'a batch scrape');
     const createdAt = Date.now();
     const { id } = await this.messaging.request(
       BATCH_RPC.create,

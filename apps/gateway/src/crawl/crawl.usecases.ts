@@ -78,9 +78,7 @@ export class CrawlUseCases {
       warning = generated.warnings.length ? generated.warnings.join(' ') : undefined;
     }
     assertTeamMay(team, request);
-    if ((await this.credits.balance(team.teamId)) < 1) {
-      throw new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, 'Insufficient credits to start a crawl');
-    }
+    await this.credits.requireCreditsToStart(team.teamId, 'a crawl');
     const createdAt = Date.now();
     const { id } = await this.messaging.request(CRAWL_RPC.create, {
       crawlId: randomUUID(),

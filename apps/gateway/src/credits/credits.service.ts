@@ -107,6 +107,17 @@ export class CreditsService {
     return (await this.messaging.request(RPC.creditsBalance, { teamId })).balance;
   }
 
+  /**
+   * Refuses to start a job (`what`: "a crawl", "a batch scrape", "an extract job", ...) for a team
+   * whose balance is below one credit: 402 INSUFFICIENT_CREDITS. The job's pages hold their own
+   * credits as they run; this only keeps a team without credits from starting one.
+   */
+  async requireCreditsToStart(teamId: string, what: string): Promise<void> {
+    if ((await this.balance(teamId)) < 1) {
+      throw new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, `Insufficient credits to start ${what}`);
+    }
+  }
+
   async grant(teamId: string, amount: number, reason: string, idempotencyKey: string): Promise<number> {
     return (await this.messaging.request(RPC.creditsGrant, { teamId, amount, reason, idempotencyKey }))
       .balance;

@@ -36,7 +36,7 @@ export class ExtractUseCases {
   ) {}
 
   async createExtract(team: AuthenticatedTeam, request: ExtractRequest): Promise<ExtractCreateResponse> {
-    await this.requireCredits(team, 'an extract job');
+    await this.credits.requireCreditsToStart(team.teamId, 'an extract job');
     const createdAt = Date.now();
     const { id } = await this.messaging.request(
       EXTRACT_RPC.create,
@@ -92,7 +92,7 @@ export class ExtractUseCases {
 
   async createAgent(team: AuthenticatedTeam, request: AgentRequest): Promise<AgentCreateResponse> {
     assertTeamMay(team, { zeroDataRetention: request.zeroDataRetention });
-    await this.requireCredits(team, 'an agent job');
+    await this.credits.requireCreditsToStart(team.teamId, 'an agent job');
     const createdAt = Date.now();
     const { id } = await this.messaging.request(EXTRACT_RPC.agentCreate, {
       jobId: randomUUID(),
@@ -145,11 +145,5 @@ export class ExtractUseCases {
 
   private async read(team: AuthenticatedTeam, id: string): Promise<ExtractJobReply> {
     return this.messaging.request(EXTRACT_RPC.status, { teamId: team.teamId, jobId: id });
-  }
-
-  private async requireCredits(team: AuthenticatedTeam, what: string): Promise<void> {
-    if ((await this.credits.balance(team.teamId)) < 1) {
-      throw new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, `Insufficient credits to start ${what}`);
-    }
   }
 }
