@@ -25,8 +25,10 @@ export function publishedPassages(root: string): Passage[] {
  * Start-up: brings the text index in line with the shipped docs (only what changed, well under a
  * second); the ask RPC (`DocsSearchController`) is bound by the transport after this hook, before
  * the service listens and registers for discovery, so `GET /health` counts docs-search once it can
- * answer. Missing vectors (new or changed passages) are computed afterwards in the background;
- * until they are, answers rank by full text alone, and the hybrid ranking switches on when they are done.
+ * answer. Missing vectors (new or changed passages) are computed afterwards in the background, by
+ * the embedding model's own thread (the event loop stays free for questions and probes); until they
+ * are, answers rank by full text alone (or with the vectors of an earlier start), and the hybrid
+ * ranking switches on when they are done.
  */
 @Injectable()
 export class DocsSearchService implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -71,5 +73,6 @@ export class DocsSearchService implements OnApplicationBootstrap, OnApplicationS
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
     await this.embedding;
+    await this.retriever.embedder?.close();
   }
 }

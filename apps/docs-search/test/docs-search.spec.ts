@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import { ACTIVITY, DOCS_SEARCH_RPC, STREAMS, type ActivityBatch } from '@wds/contracts';
 import { Database, runMigrations } from '@wds/database';
@@ -119,7 +120,7 @@ describe('docs-search index (real PostgreSQL, all-MiniLM-L6-v2 on onnxruntime)',
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  it('finds a passage that answers the question in the top 3 for at least 75% of the evaluation set', async () => {
+  it('finds a passage that answers the question in the top 3 for at least 85% of the evaluation set', async () => {
     await buildIndex(store, publishedPassages(REPO), embedder);
     const hybrid = new Retriever(store, embedder);
     await hybrid.refresh();
@@ -141,9 +142,10 @@ describe('docs-search index (real PostgreSQL, all-MiniLM-L6-v2 on onnxruntime)',
       `recall@3 hybrid ${recallAt(3, h).toFixed(3)}, full text only ${recallAt(3, t).toFixed(3)}; misses: ${JSON.stringify(misses)}\n`,
     );
     expect(QUESTIONS.length).toBeGreaterThanOrEqual(60);
-    // The benchmark's target is 0.9 (npm run bench -- docs-search); the docs change with every
-    // feature, so the suite guards against a regression of the ranking with some room.
-    expect(recallAt(3, h)).toBeGreaterThanOrEqual(0.75);
+    // The benchmark's target is 0.9 (npm run bench -- docs-search; 0.90 when this guard was
+    // raised from 0.75); the docs change with every feature, so the suite guards against a
+    // regression of the ranking with a little room (three questions of 71).
+    expect(recallAt(3, h)).toBeGreaterThanOrEqual(0.85);
   });
 });
 
@@ -153,7 +155,7 @@ describe('docs-search service over NATS', () => {
   let root: string;
   const started: { service: RunningService<DocsSearchConfig>; drop: () => Promise<void> }[] = [];
 
-  const start = async (env: Record<string, string>) => {
+  const start = async (env: Record<string, string>, docsRoot = root) => {
     const db = await createTestDatabase('docs');
     const service = await bootstrapService({
       kind: 'docs-search',
@@ -165,7 +167,7 @@ describe('docs-search service over NATS', () => {
         DATABASE_URL: db.url,
         LOG_LEVEL: 'fatal',
         HEALTH_HOST: '127.0.0.1',
-        WDS_DOCS_ROOT: root,
+        WDS_DOCS_ROOT: docsRoot,
         WDS_DOCS_EMBEDDING_DIR: embeddingDir(),
         ...env,
       },
@@ -219,6 +221,40 @@ describe('docs-search service over NATS', () => {
     expect(res.usage).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
     expect(res.requestId).toMatch(/^req_/);
     expect(res.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('answers questions and health probes while a large index is embedded, its event loop mostly idle (the model runs in its own thread)', async () => {
+    // 400 passages of ~700 characters: tens of seconds of embedding even on an idle machine.
+    const bigRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-docs-big-'));
+    writeDocs(bigRoot, SMALL_DOCS);
+    const filler = (f: number, s: number) =>
+      Array.from({ length: 7 }, (_, i) => `Note ${f}.${s}.${i}: the reference ${f} section ${s} describes option ${i} of component ${f * 100 + s}.`).join(' ');
+    for (let f = 0; f < 40; f++) {
+      const sections = Array.from({ length: 10 }, (_, s) => `## Topic ${f}-${s}\n\n${filler(f, s)}\n`).join('\n');
+      writeDocs(bigRoot, { [`docs/reference-${f}.md`]: `# Reference ${f}\n\n${sections}` });
+    }
+    const service = await start({}, bigRoot);
+    const store = service.app.get(PassageStore);
+    const modelId = service.app.get(Retriever).embedder!.modelId;
+    const elu0 = performance.eventLoopUtilization();
+    let answered = 0;
+    for (let i = 0; i < 5; i++) {
+      const res = await ask(service, 'How often is a failed webhook delivery retried?');
+      expect(res.evidence.map((e) => e.pathOrUrl)).toContain('docs/webhooks.md#retry-schedule');
+      const health = await fetch(`${service.healthUrl}/ready`);
+      expect(health.status).toBe(200);
+      answered++;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const elu = performance.eventLoopUtilization(elu0);
+    // Positive proof that the answers overlapped the indexing: vectors were still missing after them.
+    const missing = await store.countWithoutVector(modelId);
+    process.stdout.write(`answered ${answered} questions while ${missing} passages waited for a vector; event loop utilisation ${elu.utilization.toFixed(3)}\n`);
+    expect(missing).toBeGreaterThan(0);
+    // Embedding on the service's own thread kept its event loop busy nearly all the time (~0.9);
+    // in the model's thread, the loop only handles questions, probes and PostgreSQL round trips.
+    expect(elu.utilization).toBeLessThan(0.5);
+    fs.rmSync(bigRoot, { recursive: true, force: true });
   });
 
   it('falls back to the extractive answer, with a warning, when the language model is unreachable', async () => {

@@ -63,8 +63,8 @@ export async function syncPassages(store: PassageStore, passages: Passage[]): Pr
 
 /**
  * Computes the vectors that are missing (new or changed rows, or made by another model), a batch
- * at a time so the process keeps answering meanwhile; a row whose text changed in between keeps
- * no stale vector. Returns how many rows got one. `shouldStop` ends the work between batches.
+ * at a time in the embedder's thread, so the process keeps answering meanwhile (questions go
+ * before queued index work there); a row whose text changed in between keeps no stale vector. Returns how many rows got one. `shouldStop` ends the work between batches.
  */
 export async function embedMissing(
   store: PassageStore,
@@ -82,8 +82,6 @@ export async function embedMissing(
       embedder.modelId,
     );
     done += rows.length;
-    // Let queued requests (an ask, a probe) run between batches.
-    await new Promise((resolve) => setImmediate(resolve));
   }
 }
 

@@ -27,9 +27,13 @@ function toPassage(r: Row): Passage {
 
 /** A question term in a passage's heading trail counts as this many occurrences in its body. */
 const HEADING_WEIGHT = 2;
-/** BM25's term-frequency saturation and length normalisation (the usual values). */
+/**
+ * BM25's term-frequency saturation (the usual value) and length normalisation: weaker than the
+ * usual 0.75, because passages are already cut to a bounded size and a short one (a README intro,
+ * one table row) is not more relevant for being short (docs/benchmarks.md, Docs search).
+ */
 const BM25_K1 = 1.2;
-const BM25_B = 0.75;
+const BM25_B = 0.5;
 
 /** Serialises index rebuilds of replicas that start together (one builds, the others find it done). */
 const INDEX_LOCK = "hashtext('wds.docs-search.index')";
@@ -128,12 +132,12 @@ export class PassageStore {
   }
 
   /** Every stored vector of `model`, for exact cosine ranking in memory (a few thousand × 384 floats). */
-  async vectors(model: string): Promise<{ ref: string; embedding: Float32Array }[]> {
-    const res = await this.db.query<{ ref: string; embedding: number[] }>(
-      'SELECT ref, embedding FROM docs_search.passages WHERE embedding IS NOT NULL AND embedding_model = $1 ORDER BY ref',
+  async vectors(model: string): Promise<{ ref: string; source: string; embedding: Float32Array }[]> {
+    const res = await this.db.query<{ ref: string; source: string; embedding: number[] }>(
+      'SELECT ref, source, embedding FROM docs_search.passages WHERE embedding IS NOT NULL AND embedding_model = $1 ORDER BY ref',
       [model],
     );
-    return res.rows.map((r) => ({ ref: r.ref, embedding: Float32Array.from(r.embedding) }));
+    return res.rows.map((r) => ({ ref: r.ref, source: r.source, embedding: Float32Array.from(r.embedding) }));
   }
 
   /**
@@ -144,19 +148,19 @@ export class PassageStore {
    * and length normalisation by distinct lexemes. Unlike ts_rank, a rare term ("maxAge",
    * "webhookId") outweighs a common one ("page", "default").
    */
-  async searchText(question: string, limit: number): Promise<{ ref: string; rank: number }[]> {
-    const res = await this.db.query<{ ref: string; rank: number }>(
+  async searchText(question: string, limit: number): Promise<{ ref: string; source: string; rank: number }[]> {
+    const res = await this.db.query<{ ref: string; source: string; rank: number }>(
       `WITH ql AS (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', $1)) AS t(lexeme)),
        st AS (SELECT count(*)::float8 AS n, greatest(avg(length(tsv)), 1)::float8 AS avgdl FROM docs_search.passages),
        hits AS (
-         SELECT p.ref, length(p.tsv)::float8 AS dl, u.lexeme,
+         SELECT p.ref, p.source, length(p.tsv)::float8 AS dl, u.lexeme,
            (SELECT count(*) FROM unnest(u.weights) w WHERE w = 'A')::float8 AS in_heading,
            (SELECT count(*) FROM unnest(u.weights) w WHERE w <> 'A')::float8 AS in_body
          FROM docs_search.passages p CROSS JOIN LATERAL unnest(p.tsv) u
          WHERE u.lexeme IN (SELECT lexeme FROM ql)
        ),
        df AS (SELECT lexeme, count(*)::float8 AS df FROM hits GROUP BY lexeme)
-       SELECT h.ref, sum(
+       SELECT h.ref, min(h.source) AS source, sum(
            ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
            * ((h.in_body + $3::float8 * h.in_heading) * ($4::float8 + 1))
            / ((h.in_body + $3::float8 * h.in_heading) + $4::float8 * (1 - $5::float8 + $5::float8 * h.dl / st.avgdl))
@@ -167,7 +171,7 @@ export class PassageStore {
        LIMIT $2`,
       [question, limit, HEADING_WEIGHT, BM25_K1, BM25_B],
     );
-    return res.rows.map((r) => ({ ref: r.ref, rank: Number(r.rank) }));
+    return res.rows.map((r) => ({ ref: r.ref, source: r.source, rank: Number(r.rank) }));
   }
 
   async get(refs: string[]): Promise<Map<string, Passage>> {
