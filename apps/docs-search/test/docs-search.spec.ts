@@ -251,7 +251,7 @@ describe('docs-search service over NATS', () => {
     const missing = await store.countWithoutVector(modelId);
     process.stdout.write(`answered ${answered} questions while ${missing} passages waited for a vector; event loop utilisation ${elu.utilization.toFixed(3)}\n`);
     expect(missing).toBeGreaterThan(0);
-    // Embedding on the service's own thread kept its event loop busy nearly all the time (~0.9);
+    // Embedding on the service’s own thread kept its event loop busy nearly all the time (0.997 seen);
     // in the model's thread, the loop only handles questions, probes and PostgreSQL round trips.
     expect(elu.utilization).toBeLessThan(0.5);
     fs.rmSync(bigRoot, { recursive: true, force: true });
