@@ -45,6 +45,24 @@ const QUESTIONS = JSON.parse(
 const say = (s) => process.stdout.write(`${s}\n`);
 const ms = (n) => `${n.toFixed(1)} ms`;
 
+/**
+ * Raises the model server's priority on a shared machine: every thread reniced to -10 and, with
+ * kernel.sched_autogroup_enabled, its session's autogroup too (CPU is split between sessions
+ * first; start the bench in its own session, `setsid`, so only it is raised).
+ */
+function prioritise(pid) {
+  const threads = fs.readdirSync(`/proc/${pid}/task`);
+  const nice = spawnSync('renice', ['-n', '-10', '-p', ...threads], { encoding: 'utf8' });
+  let group = 'autogroup unchanged';
+  try {
+    fs.writeFileSync(`/proc/${pid}/autogroup`, '-10');
+    group = `autogroup ${fs.readFileSync(`/proc/${pid}/autogroup`, 'utf8').trim()}`;
+  } catch (err) {
+    group = `autogroup not set (${err.message})`;
+  }
+  return `${nice.status === 0 ? `${threads.length} threads reniced to -10` : `renice failed: ${nice.stderr.trim()}`}, ${group}`;
+}
+
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-bench-docs-'));
   const pg = await startPostgres({ dataDir: path.join(dir, 'pg'), durable: false });
@@ -123,11 +141,7 @@ async function main() {
       const modelName = process.env.BENCH_LLM_MODEL || 'qwen2.5-coder-1.5b';
       const t0 = performance.now();
       server = await startModelServer({ model: modelName, contextTokens: 8192, parallel: 1, threads: 2, startTimeoutMs: 600_000 });
-      const nice = spawnSync('renice', ['-n', '-10', '-p', String(server.pid)], { encoding: 'utf8' });
-      say(
-        `embedded model ${modelName} up in ${((performance.now() - t0) / 1000).toFixed(1)} s (pid ${server.pid}, ` +
-          `${nice.status === 0 ? 'reniced to -10' : `renice failed: ${nice.stderr.trim()}`})`,
-      );
+      say(`embedded model ${modelName} up in ${((performance.now() - t0) / 1000).toFixed(1)} s (pid ${server.pid}); ${prioritise(server.pid)}`);
       llmConfig = llmConfigFromEnv({
         WDS_LLM_BASE_URL: server.baseUrl,
         WDS_LLM_MODEL: server.modelName,
