@@ -140,8 +140,16 @@ async function main() {
     if (process.env.BENCH_DOCS_LLM === 'embedded') {
       const modelName = process.env.BENCH_LLM_MODEL || 'qwen2.5-coder-1.5b';
       const t0 = performance.now();
-      server = await startModelServer({ model: modelName, contextTokens: 8192, parallel: 1, threads: 2, startTimeoutMs: 600_000 });
-      say(`embedded model ${modelName} up in ${((performance.now() - t0) / 1000).toFixed(1)} s (pid ${server.pid}); ${prioritise(server.pid)}`);
+      server = await startModelServer({
+        model: modelName,
+        contextTokens: 8192,
+        parallel: 1,
+        threads: 2,
+        startTimeoutMs: 600_000,
+      });
+      say(
+        `embedded model ${modelName} up in ${((performance.now() - t0) / 1000).toFixed(1)} s (pid ${server.pid}); ${prioritise(server.pid)}`,
+      );
       llmConfig = llmConfigFromEnv({
         WDS_LLM_BASE_URL: server.baseUrl,
         WDS_LLM_MODEL: server.modelName,
@@ -151,7 +159,9 @@ async function main() {
       });
     }
     if (!llmConfig.baseUrl) {
-      say('answers: skipped (no WDS_LLM_BASE_URL; point it at the embedded model `npm start` runs, or a provider)');
+      say(
+        'answers: skipped (no WDS_LLM_BASE_URL; point it at the embedded model `npm start` runs, or a provider)',
+      );
       await embedder.close();
       return;
     }
@@ -159,7 +169,13 @@ async function main() {
     const logger = createLogger({ service: 'bench', level: 'silent' });
     // The bench has no activity stream: the tokens are summed from the answers below instead.
     const tokenSink = { reportTokens: async () => undefined };
-    const ask = new AskDocs(hybrid, model, tokenSink, { WDS_DOCS_TOP_K: 5, WDS_DOCS_ANSWER_TIMEOUT_MS: 180_000 }, logger);
+    const ask = new AskDocs(
+      hybrid,
+      model,
+      tokenSink,
+      { WDS_DOCS_TOP_K: 5, WDS_DOCS_ANSWER_TIMEOUT_MS: 180_000 },
+      logger,
+    );
     const limit = Number(process.env.BENCH_DOCS_QUESTIONS || QUESTIONS.length);
     const answered = [];
     const times = [];
@@ -168,12 +184,20 @@ async function main() {
     const hybridRuns = table[2].runs;
     for (const question of QUESTIONS.slice(0, limit)) {
       const t0 = performance.now();
-      const res = await ask.execute({ teamId: 'bench', requestId: 'bench', question: question.q, deadline: Date.now() + 240_000 });
+      const res = await ask.execute({
+        teamId: 'bench',
+        requestId: 'bench',
+        question: question.q,
+        deadline: Date.now() + 240_000,
+      });
       times.push(performance.now() - t0);
       if (!res.warning || /dropped/.test(res.warning)) written++;
       tokens += res.usage.totalTokens;
       const byRef = new Map(hybridRuns.find((r) => r.question === question).retrieved.map((p) => [p.ref, p]));
-      answered.push({ question, cited: res.evidence.map((e) => byRef.get(e.pathOrUrl) ?? { source: '', title: '', ref: e.pathOrUrl }) });
+      answered.push({
+        question,
+        cited: res.evidence.map((e) => byRef.get(e.pathOrUrl) ?? { source: '', title: '', ref: e.pathOrUrl }),
+      });
     }
     say(
       `answers (${llmConfig.featureModels.docs ?? llmConfig.model} at ${llmConfig.baseUrl}): ${answered.length} questions, ` +

@@ -228,9 +228,15 @@ describe('docs-search service over NATS', () => {
     const bigRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-docs-big-'));
     writeDocs(bigRoot, SMALL_DOCS);
     const filler = (f: number, s: number) =>
-      Array.from({ length: 7 }, (_, i) => `Note ${f}.${s}.${i}: the reference ${f} section ${s} describes option ${i} of component ${f * 100 + s}.`).join(' ');
+      Array.from(
+        { length: 7 },
+        (_, i) =>
+          `Note ${f}.${s}.${i}: the reference ${f} section ${s} describes option ${i} of component ${f * 100 + s}.`,
+      ).join(' ');
     for (let f = 0; f < 40; f++) {
-      const sections = Array.from({ length: 10 }, (_, s) => `## Topic ${f}-${s}\n\n${filler(f, s)}\n`).join('\n');
+      const sections = Array.from({ length: 10 }, (_, s) => `## Topic ${f}-${s}\n\n${filler(f, s)}\n`).join(
+        '\n',
+      );
       writeDocs(bigRoot, { [`docs/reference-${f}.md`]: `# Reference ${f}\n\n${sections}` });
     }
     const service = await start({}, bigRoot);
@@ -249,7 +255,9 @@ describe('docs-search service over NATS', () => {
     const elu = performance.eventLoopUtilization(elu0);
     // Positive proof that the answers overlapped the indexing: vectors were still missing after them.
     const missing = await store.countWithoutVector(modelId);
-    process.stdout.write(`answered ${answered} questions while ${missing} passages waited for a vector; event loop utilisation ${elu.utilization.toFixed(3)}\n`);
+    process.stdout.write(
+      `answered ${answered} questions while ${missing} passages waited for a vector; event loop utilisation ${elu.utilization.toFixed(3)}\n`,
+    );
     expect(missing).toBeGreaterThan(0);
     // Embedding on the service’s own thread kept its event loop busy nearly all the time (0.997 seen);
     // in the model's thread, the loop only handles questions, probes and PostgreSQL round trips.

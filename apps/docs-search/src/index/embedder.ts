@@ -174,14 +174,17 @@ export class Embedder {
     const modelId = await new Promise<string>((resolve, reject) => {
       const onMessage = (m: Reply) => {
         if ('ready' in m) resolve(m.modelId);
-        else if ('error' in m && m.id === undefined) reject(new Error(`loading the embedding model failed: ${m.error}`));
+        else if ('error' in m && m.id === undefined)
+          reject(new Error(`loading the embedding model failed: ${m.error}`));
         else return;
         worker.off('message', onMessage);
         worker.off('error', reject);
       };
       worker.on('message', onMessage);
       worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`the embedding thread stopped while loading (exit ${code})`)));
+      worker.once('exit', (code) =>
+        reject(new Error(`the embedding thread stopped while loading (exit ${code})`)),
+      );
     }).catch(async (err: unknown) => {
       await worker.terminate();
       throw err;

@@ -148,7 +148,10 @@ export class PassageStore {
    * and length normalisation by distinct lexemes. Unlike ts_rank, a rare term ("maxAge",
    * "webhookId") outweighs a common one ("page", "default").
    */
-  async searchText(question: string, limit: number): Promise<{ ref: string; source: string; rank: number }[]> {
+  async searchText(
+    question: string,
+    limit: number,
+  ): Promise<{ ref: string; source: string; rank: number }[]> {
     const res = await this.db.query<{ ref: string; source: string; rank: number }>(
       `WITH ql AS (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', $1)) AS t(lexeme)),
        st AS (SELECT count(*)::float8 AS n, greatest(avg(length(tsv)), 1)::float8 AS avgdl FROM docs_search.passages),
