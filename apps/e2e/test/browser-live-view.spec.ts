@@ -65,6 +65,15 @@ function canvasIsGreen(): boolean {
   return green > d.length / 4 / 2;
 }
 
+/** Whether the canvas is mostly white (the session's first page). */
+function canvasIsWhite(): boolean {
+  const c = document.getElementById('view') as HTMLCanvasElement;
+  const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+  let white = 0;
+  for (let i = 0; i < d.length; i += 4) if (d[i] > 200 && d[i + 1] > 200 && d[i + 2] > 200) white++;
+  return white > d.length / 4 / 2;
+}
+
 describe('live views of browser sessions through the stack', () => {
   let e2e: E2eStack | undefined;
   let stack: StackProcess;
@@ -298,6 +307,30 @@ describe('live views of browser sessions through the stack', () => {
     expect(sixth).toBeDefined();
     await firstFrame(sixth!);
     for (const ws of [...sockets.slice(1), sixth!]) ws.close();
+    await call('DELETE', `/v2/browser/${s.id}`);
+  }, 120_000);
+
+  it('follows the page the session opened last, and the previous one once that closes', async () => {
+    const s = await createSession();
+    const ro = await viewer.newPage();
+    await ro.goto(s.liveViewUrl);
+    await live(ro);
+    expect(Math.min(...(await ro.evaluate(canvasColour)))).toBeGreaterThan(200);
+    // A tab the code opens becomes the one shown; the view stays open on it.
+    await execute(
+      s.id,
+      `globalThis.tab = await context.newPage();
+       await tab.setContent('<body style="margin:0;background:rgb(0,160,0)"><p>tab</p></body>');
+       context.pages().length`,
+    );
+    await ro.waitForFunction(canvasIsGreen, undefined, { timeout: 60_000 });
+    expect(await ro.evaluate(() => document.body.dataset.state)).toBe('live');
+    // Closed, the first page (white) is shown again.
+    await execute(s.id, 'await tab.close(); context.pages().length');
+    await ro.waitForFunction(canvasIsWhite, undefined, { timeout: 60_000 }).catch(async () => {
+      throw new Error(`canvas stayed ${JSON.stringify(await ro.evaluate(canvasColour))}`);
+    });
+    await ro.close();
     await call('DELETE', `/v2/browser/${s.id}`);
   }, 120_000);
 });

@@ -26,6 +26,8 @@ export class LiveSession {
   private chain: Promise<unknown> = Promise.resolve();
   lastActivity = Date.now();
   ending = false;
+  /** The page opened last (by code, CDP or a popup) while it is open: live views show it. */
+  private active?: Page;
 
   constructor(
     readonly record: BrowserSessionRecord,
@@ -40,6 +42,16 @@ export class LiveSession {
       () => this.page(),
       () => this.touch(),
     );
+    const context = browser.browser.contexts()[0];
+    context.on('page', (page) => {
+      this.active = page;
+      this.views.activePageChanged();
+      page.once('close', () => {
+        if (this.active !== page) return;
+        this.active = undefined;
+        this.views.activePageChanged();
+      });
+    });
   }
 
   get createdAtMs(): number {
@@ -50,10 +62,14 @@ export class LiveSession {
     this.lastActivity = Date.now();
   }
 
-  /** The page the session shows (the first of the default context). */
+  /**
+   * The page the session shows: the one opened last while it is open, else the last open one (the
+   * first of the default context at start); a new one when every page was closed.
+   */
   async page(): Promise<Page> {
+    if (this.active && !this.active.isClosed()) return this.active;
     const context = this.browser.browser.contexts()[0];
-    return context.pages()[0] ?? (await context.newPage());
+    return context.pages().at(-1) ?? (await context.newPage());
   }
 
   /** The unix socket bound into the code sandboxes as their only way to the browser. */

@@ -47,9 +47,11 @@ export class LiveViews {
     perMessageDeflate: false,
   });
   private readonly viewers = new Set<WebSocket>();
+  private readonly followers = new Set<() => void>();
   private closed = false;
 
   constructor(
+    /** The page the session shows now (LiveSession.page: the active one). */
     private readonly page: () => Promise<Page>,
     /** Called for every input the interactive view forwards (the session's activity clock). */
     private readonly onInput: () => void,
@@ -78,30 +80,63 @@ export class LiveViews {
     this.wss.close();
   }
 
+  /** The session's active page changed (a tab opened or the shown one closed): views follow it. */
+  activePageChanged(): void {
+    for (const follow of this.followers) follow();
+  }
+
   private async attach(ws: WebSocket, mode: LiveViewMode): Promise<void> {
     this.viewers.add(ws);
-    let cdp: CDPSession | undefined;
-    let page: Page | undefined;
+    // The CDP session on the page shown now; replaced when the session's active page changes.
+    let current: { page: Page; cdp: CDPSession } | undefined;
+    let switching: Promise<void> = Promise.resolve();
+    const stop = (c = current) => {
+      if (!c) return;
+      if (current === c) current = undefined;
+      void c.cdp.detach().catch(() => undefined);
+    };
+    const follow = () => {
+      switching = switching.then(() => this.show(ws, (c) => (current = c), current, stop));
+    };
     const end = () => {
-      page?.off('close', end);
+      this.followers.delete(follow);
       this.viewers.delete(ws);
       if (ws.readyState === WebSocket.OPEN) ws.close(1001, 'view ended');
-      void cdp?.detach().catch(() => undefined);
+      stop();
     };
     ws.on('close', end);
     ws.on('error', end);
-    // Input that arrives while the CDP session is being set up waits for it (in order).
-    let ready: (c: CDPSession) => void = () => undefined;
-    const attached = new Promise<CDPSession>((resolve) => (ready = resolve));
+    // Input goes to the page shown at the time; while a page is being attached it waits (in order).
     ws.on('message', (data, isBinary) => {
-      if (mode === 'interactive' && !isBinary) void attached.then((c) => this.input(c, data));
+      if (mode !== 'interactive' || isBinary) return;
+      void switching.then(() => (current ? this.input(current.cdp, data) : undefined));
     });
+    this.followers.add(follow);
+    follow();
+  }
+
+  /**
+   * Streams the session's active page to the viewer: a CDP session of its own on that page, the
+   * screencast, and a screenshot first (Chromium sends frames on repaints only, so a viewer of a
+   * still page would wait for the next change). The previous page's CDP session is detached.
+   */
+  private async show(
+    ws: WebSocket,
+    set: (c: { page: Page; cdp: CDPSession }) => void,
+    previous: { page: Page; cdp: CDPSession } | undefined,
+    stop: (c?: { page: Page; cdp: CDPSession }) => void,
+  ): Promise<void> {
+    if (ws.readyState !== WebSocket.OPEN) return;
     try {
-      page = await this.page();
-      cdp = await page.context().newCDPSession(page);
-      if (ws.readyState !== WebSocket.OPEN) return end();
-      page.once('close', end);
-      const session = cdp;
+      const page = await this.page();
+      if (previous && previous.page === page) return;
+      stop(previous);
+      const session = await page.context().newCDPSession(page);
+      if (ws.readyState !== WebSocket.OPEN) {
+        void session.detach().catch(() => undefined);
+        return;
+      }
+      set({ page, cdp: session });
       const s = this.settings;
       const interval = 1000 / s.maxFps;
       let lastFrame = 0;
@@ -124,7 +159,6 @@ export class LiveViews {
           }),
         );
       });
-      ready(session);
       await session.send('Page.startScreencast', {
         format: 'jpeg',
         quality: s.quality,
@@ -132,8 +166,6 @@ export class LiveViews {
         maxHeight: s.maxHeight,
         everyNthFrame: 1,
       });
-      // Chromium sends screencast frames on repaints only: a viewer joining a still page would wait
-      // for the next change, so it gets a screenshot first (unless a frame came meanwhile).
       const [shot, metrics] = await Promise.all([
         session.send('Page.captureScreenshot', { format: 'jpeg', quality: s.quality }),
         session.send('Page.getLayoutMetrics'),
@@ -149,7 +181,7 @@ export class LiveViews {
         );
       }
     } catch {
-      end();
+      // The page closed while it was being attached: the next active page follows (or the view waits).
     }
   }
 
