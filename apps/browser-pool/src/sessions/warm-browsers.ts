@@ -52,7 +52,12 @@ export class WarmBrowsers {
 
   /** A ready browser, taken out of the pool for good (a refill starts), or undefined. */
   take(): WarmBrowser | undefined {
-    const warm = this.ready.shift();
+    let warm = this.ready.shift();
+    // One whose browser just went away (its exit not handled yet) is discarded, not handed out.
+    while (warm && !warm.browser.browser.isConnected()) {
+      void this.hooks.discard(warm);
+      warm = this.ready.shift();
+    }
     this.fill();
     return warm;
   }
