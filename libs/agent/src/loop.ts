@@ -26,6 +26,13 @@ export interface AgentRunOptions {
   stepMaxTokens?: number;
   /** Invalid answers in a row after which the run fails. */
   maxInvalidInARow?: number;
+  /**
+   * Token budget of the run (prompt + output of all model calls): no model call starts whose
+   * estimated size would take the tokens spent past it (status `max_tokens`).
+   */
+  maxTokens?: number;
+  /** Aborts the run (status `cancelled`), the model call in flight included; checked between steps. */
+  signal?: AbortSignal;
   now?: () => number;
 }
 
@@ -48,7 +55,10 @@ const STEP_ACTION_MS = 15_000;
 /** Time kept back for the data call and the reply once the loop is done. */
 const MIN_MODEL_MS = 1000;
 
-type Decision = { kind: 'action'; action: AgentAction } | { kind: 'invalid'; reason: string };
+type Decision =
+  | { kind: 'action'; action: AgentAction }
+  | { kind: 'invalid'; reason: string }
+  | { kind: 'budget'; needed: number };
 
 /**
  * THE agent loop: observe (AI snapshot), ask the model for one action of the fixed set (JSON-schema
@@ -92,6 +102,7 @@ export class AgentLoop {
 
   private async loop(): Promise<AgentRunResult> {
     const o = this.o;
+    if (o.signal?.aborted) return this.stopped('cancelled');
     const start = o.startUrls?.[0];
     if (start) {
       const decision = checkNavigation(start, 'about:blank', o.policy);
@@ -105,12 +116,15 @@ export class AgentLoop {
     }
     let invalidInARow = 0;
     for (let n = 1; n <= o.maxSteps; n++) {
+      if (o.signal?.aborted) return this.stopped('cancelled');
       if (this.left() < MIN_MODEL_MS) return this.stopped('timeout');
       await this.observe();
+      if (o.signal?.aborted) return this.stopped('cancelled');
       let decision: Decision;
       try {
         decision = await this.decide(n);
       } catch (err) {
+        if (o.signal?.aborted) return this.stopped('cancelled');
         if (
           err instanceof LlmError &&
           (err.kind === 'aborted' || err.kind === 'timeout') &&
@@ -119,6 +133,7 @@ export class AgentLoop {
           return this.stopped('timeout');
         return this.result('failed', `The model could not choose a step: ${firstLine(err)}`);
       }
+      if (decision.kind === 'budget') return this.stopped('max_tokens');
       if (decision.kind === 'invalid') {
         this.log(n, { action: 'invalid', outcome: 'refused', detail: decision.reason }, 0);
         if (++invalidInARow >= (o.maxInvalidInARow ?? 3))
@@ -158,6 +173,8 @@ export class AgentLoop {
       64;
     const budget = o.llm.documentBudgetChars('agent', reserve);
     const observation = renderObservation(this.observation(), budget);
+    const needed = reserve + o.llm.estimateTokens(observation.text);
+    if (!this.affordable(needed)) return { kind: 'budget', needed };
     const r = await o.llm.structured({
       feature: 'agent',
       schema: ACTION_SCHEMA,
@@ -166,7 +183,7 @@ export class AgentLoop {
       instruction,
       document: { text: observation.text, source: safeSource(o.browser.url()) },
       maxTokens: stepMaxTokens,
-      signal: AbortSignal.timeout(Math.max(1, this.left() - 200)),
+      signal: this.callSignal(Math.max(1, this.left() - 200)),
     });
     this.usage = addUsage(this.usage, r.usage);
     this.model = r.model;
@@ -253,6 +270,20 @@ export class AgentLoop {
     if (!o.schema) return this.result('completed', answer);
     await this.observe();
     let data: unknown;
+    const text = `Final answer of the agent:\n${answer}\n\n${renderObservation(this.observation(), 1e9).text}`;
+    const fixed =
+      o.llm.estimateTokens(DATA_SYSTEM_PROMPT) +
+      o.llm.estimateTokens(dataInstruction(o.task)) +
+      o.llm.estimateTokens(JSON.stringify(o.schema)) +
+      o.llm.maxOutputTokens;
+    // The port cuts the document to what the context holds: that much of it is what is paid for.
+    const needed = fixed + o.llm.estimateTokens(text.slice(0, o.llm.documentBudgetChars('agent', fixed)));
+    if (!this.affordable(needed)) {
+      this.warnings.push(
+        'The token budget (maxTokens) was spent before the data matching the schema could be produced',
+      );
+      return this.result('completed', answer);
+    }
     try {
       const r = await o.llm.structured({
         feature: 'agent',
@@ -260,26 +291,27 @@ export class AgentLoop {
         schemaName: 'agent_data',
         system: DATA_SYSTEM_PROMPT,
         instruction: dataInstruction(o.task),
-        document: {
-          text: `Final answer of the agent:\n${answer}\n\n${renderObservation(this.observation(), 1e9).text}`,
-          source: safeSource(o.browser.url()),
-        },
-        signal: AbortSignal.timeout(Math.max(1000, this.left())),
+        document: { text, source: safeSource(o.browser.url()) },
+        signal: this.callSignal(Math.max(1000, this.left())),
       });
       this.usage = addUsage(this.usage, r.usage);
       this.warnings.push(...r.warnings);
       if (r.valid) data = r.value;
     } catch (err) {
+      if (o.signal?.aborted) return this.stopped('cancelled');
       this.warnings.push(`The data matching the schema could not be produced: ${firstLine(err)}`);
     }
     return { ...this.result('completed', answer), data };
   }
 
-  private stopped(status: 'timeout' | 'max_steps'): AgentRunResult {
-    const why =
-      status === 'timeout'
-        ? `The agent ran out of time after ${this.steps.length} steps without finishing the task.`
-        : `The agent reached its step limit (${this.o.maxSteps}) without finishing the task.`;
+  private stopped(status: 'timeout' | 'max_steps' | 'max_tokens' | 'cancelled'): AgentRunResult {
+    const n = this.steps.length;
+    const why = {
+      timeout: `The agent ran out of time after ${n} steps without finishing the task.`,
+      max_steps: `The agent reached its step limit (${this.o.maxSteps}) without finishing the task.`,
+      max_tokens: `The agent spent its token budget (${this.o.maxTokens ?? 0} tokens, ${this.usage.totalTokens} used) after ${n} steps without finishing the task.`,
+      cancelled: `The agent run was cancelled after ${n} steps.`,
+    }[status];
     const read = this.notes.length ? ` Text it read: ${this.notes.join(' | ').slice(0, 1000)}` : '';
     return this.result(status, why + read);
   }
@@ -336,6 +368,18 @@ export class AgentLoop {
     });
     if (s.outcome === 'error') span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
+  }
+
+  /** Whether a model call of about `tokens` tokens fits in what is left of the token budget. */
+  private affordable(tokens: number): boolean {
+    const max = this.o.maxTokens;
+    return max === undefined || this.usage.totalTokens + tokens <= max;
+  }
+
+  /** A model call's signal: its time limit, and the run's cancellation. */
+  private callSignal(ms: number): AbortSignal {
+    const timeout = AbortSignal.timeout(ms);
+    return this.o.signal ? AbortSignal.any([timeout, this.o.signal]) : timeout;
   }
 
   private left(): number {

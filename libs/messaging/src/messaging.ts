@@ -217,8 +217,11 @@ export class Messaging {
     });
   }
 
-  /** Serves an RPC in its queue group; one replica answers each request. */
-  serve<D extends RpcDef>(def: D, handler: RpcHandler<D>): void {
+  /**
+   * Serves an RPC in its queue group; one replica answers each request. The returned function
+   * stops serving it (for subjects that live as long as one piece of work, e.g. a run's cancel).
+   */
+  serve<D extends RpcDef>(def: D, handler: RpcHandler<D>): () => void {
     const sub = this.nc.subscribe(def.subject, {
       queue: def.queue,
       callback: (err, msg) => {
@@ -231,6 +234,10 @@ export class Messaging {
       },
     });
     this.subscriptions.add(sub);
+    return () => {
+      if (!this.subscriptions.delete(sub)) return;
+      if (!this.nc.isClosed()) sub.unsubscribe();
+    };
   }
 
   private async answer<D extends RpcDef>(def: D, handler: RpcHandler<D>, msg: Msg): Promise<void> {

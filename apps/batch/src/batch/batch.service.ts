@@ -65,6 +65,7 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
     this.createExtract = new CreateExtractUseCase(messaging, store, dispatcher, retentionMs);
     this.readExtract = new ReadExtractUseCase(store);
     this.agentDeps = { store, dispatcher, read: this.readExtract, retentionMs };
+    this.agents.attach(store);
   }
 
   async onApplicationBootstrap(): Promise<void> {

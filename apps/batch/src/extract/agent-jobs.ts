@@ -26,6 +26,8 @@ const TOKENS_PER_CREDIT = CREDIT_PRICES.tokensPerCredit;
 const AGENT_BROWSER_CREDITS_PER_MINUTE = CREDIT_PRICES.browserSessionPromptPerMinute;
 /** Credits held while the agent runs (the charge is settled from the run's cost). */
 const AGENT_HOLD_CREDITS = 20;
+/** How often the worker running an agent job looks whether the job was cancelled. */
+const CANCEL_POLL_MS = 1000;
 
 /**
  * Credits of an agent run: 1 per 15 tokens of its model calls plus 7 per browser minute (prorated
@@ -35,6 +37,14 @@ export function agentCredits(run: { tokens: number; browserMs: number }, maxCred
   const browser = (Math.ceil(run.browserMs / 1000) * AGENT_BROWSER_CREDITS_PER_MINUTE) / 60;
   const cost = Math.ceil(run.tokens / TOKENS_PER_CREDIT + browser);
   return Math.min(maxCredits, Math.max(1, cost));
+}
+
+/**
+ * Token budget of a run: the tokens `maxCredits` buys at 15 per credit (the charge, tokens plus
+ * browser time, is capped at maxCredits as well; the run's deadline bounds the browser time).
+ */
+export function agentMaxTokens(maxCredits: number): number {
+  return Math.max(1, Math.floor(maxCredits * TOKENS_PER_CREDIT));
 }
 
 /**
@@ -61,13 +71,20 @@ export interface AgentJobDeps {
  */
 export class AgentJobs implements AgentWorkFactory {
   private readonly runner: AgentRunner;
+  private store: JobStore | undefined;
 
   constructor(
     private readonly messaging: Messaging,
     private readonly logger: Logger,
     private readonly config: BatchConfig,
+    runner?: AgentRunner,
   ) {
-    this.runner = agentRunner(messaging);
+    this.runner = runner ?? agentRunner(messaging);
+  }
+
+  /** The job store the waiting worker looks at for a cancelled job (the service's runtime's). */
+  attach(store: JobStore): void {
+    this.store = store;
   }
 
   work(job: JobRow, _task: PageTask): PageWork {
@@ -109,10 +126,17 @@ export class AgentJobs implements AgentWorkFactory {
     return { id: cmd.jobId };
   }
 
-  /** Ends the job as cancelled; a run in progress finishes in the pool and its result is dropped. */
+  /**
+   * Ends the job as cancelled and stops its run in progress: the replica running it is asked at
+   * once through the run's cancel subject, and the worker waiting for the run asks again when it
+   * sees the job ended (it looks every second), so a run that starts right after is stopped too.
+   * The run replies `cancelled` with what it spent, which is what is charged.
+   */
   async cancel(deps: AgentJobDeps, ref: JobRef): Promise<ExtractCancelReply> {
     const job = await deps.read.owned(ref, [AGENT_KIND]);
-    if (job.status === 'scraping') await deps.store.end(job.id, 'cancelled');
+    if (job.status === 'scraping' && (await deps.store.end(job.id, 'cancelled'))) {
+      void this.runner.cancel(job.id);
+    }
     const now = await deps.store.get(job.id);
     const status = now?.status ?? job.status;
     return { status: status === 'scraping' ? 'processing' : status };
@@ -121,7 +145,9 @@ export class AgentJobs implements AgentWorkFactory {
   private async run(job: JobRow): Promise<{ document: Document; creditsUsed: number }> {
     const o = agentOptionsOf(job);
     const apiKey = (job.options as { apiKey?: string | null }).apiKey ?? null;
-    const reply = await this.runner.run({
+    const stopWatching = this.watchCancel(job.id);
+    const reply = await this.runner
+      .run({
       teamId: job.teamId,
       jobId: job.id,
       prompt: o.prompt,
@@ -131,7 +157,9 @@ export class AgentJobs implements AgentWorkFactory {
       timeoutMs: agentTimeoutMs(o.maxCredits, this.config.WDS_AGENT_TIMEOUT_MS),
       ...(o.allowedDomains ? { allowedDomains: o.allowedDomains } : {}),
       zeroDataRetention: job.zeroDataRetention,
-    });
+        maxTokens: agentMaxTokens(o.maxCredits),
+      })
+      .finally(stopWatching);
     const tokens = reply.tokens.input + reply.tokens.output;
     if (!reply.tokens.estimated && tokens > 0) {
       await reportTokens(this.messaging, {
@@ -172,6 +200,32 @@ export class AgentJobs implements AgentWorkFactory {
     }
     return { document: record as unknown as Document, creditsUsed };
   }
+
+  /**
+   * While the job's run is in progress: once the job is no longer running (cancelled, or ended by
+   * the watchdog), its run is told to stop (again each second until it is over, as the run may not
+   * have reached its replica yet).
+   */
+  private watchCancel(jobId: string): () => void {
+    const store = this.store;
+    if (!store) return () => undefined;
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      void store
+        .get(jobId)
+        .then(async (job) => {
+          if (!job || job.status !== 'scraping') await this.runner.cancel(jobId);
+        })
+        .catch((err: unknown) => this.logger.warn({ err, jobId }, 'agent cancel check failed'))
+        .finally(() => {
+          busy = false;
+        });
+    }, CANCEL_POLL_MS);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
 }
 
 function agentFailure(status: string, output: string, withSchema: boolean): string {
@@ -181,7 +235,9 @@ function agentFailure(status: string, output: string, withSchema: boolean): stri
     case 'timeout':
       return `The agent ran out of time (or of maxCredits) without an answer: ${output}`;
     case 'max_tokens':
-      return `The agent reached maxCredits without an answer: ${output}`;
+      return `The agent spent its token budget (maxCredits) without an answer: ${output}`;
+    case 'cancelled':
+      return `The agent job was cancelled: ${output}`;
     case 'completed':
       return withSchema
         ? `The agent answered, but not with data matching the schema: ${output}`

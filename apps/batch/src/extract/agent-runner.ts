@@ -1,4 +1,5 @@
 import {
+  agentCancelRpc,
   AGENT_RPC_MARGIN_MS,
   BROWSER_AGENT_RPC,
   ErrorCode,
@@ -18,12 +19,22 @@ export interface AgentRun {
   timeoutMs: number;
   allowedDomains?: string[];
   zeroDataRetention: boolean;
+  /** Token budget of the run (the loop stops with max_tokens once spent). */
+  maxTokens?: number;
 }
 
 /** Runs the browser agent. */
 export interface AgentRunner {
   run(run: AgentRun): Promise<AgentRunReply>;
+  /**
+   * Stops the job's run in progress (its replica serves the run's cancel subject): true when a run
+   * was found and is stopping, false when none is in progress (or no answer came).
+   */
+  cancel(jobId: string): Promise<boolean>;
 }
+
+/** How long a cancel request waits for the replica running the job. */
+const CANCEL_TIMEOUT_MS = 5000;
 
 /**
  * The browser pool's agent RPC (`wds.browser-pool.v1.agent.run`). A pool at capacity
@@ -45,6 +56,7 @@ export function agentRunner(messaging: Messaging): AgentRunner {
             timeoutMs: r.timeoutMs,
             ...(r.allowedDomains ? { allowedDomains: r.allowedDomains } : {}),
             zeroDataRetention: r.zeroDataRetention,
+            ...(r.maxTokens !== undefined ? { maxTokens: r.maxTokens } : {}),
           },
           { timeoutMs: r.timeoutMs + AGENT_RPC_MARGIN_MS },
         );
@@ -53,6 +65,19 @@ export function agentRunner(messaging: Messaging): AgentRunner {
           throw new ServiceError(ErrorCode.SERVICE_UNAVAILABLE, `The browser pool is busy: ${err.message}`);
         }
         throw err;
+      }
+    },
+    cancel: async (jobId) => {
+      try {
+        const reply = await messaging.request(
+          agentCancelRpc(jobId),
+          { jobId },
+          { timeoutMs: CANCEL_TIMEOUT_MS },
+        );
+        return reply.stopped;
+      } catch {
+        // No responders: no run of this job is in progress (not started yet, or over).
+        return false;
       }
     },
   };

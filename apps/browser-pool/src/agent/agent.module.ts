@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { llmConfigFrom, OpenAiCompatibleLlm } from '@wds/llm';
+import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { BrowserPoolConfig } from '../config';
@@ -8,7 +9,7 @@ import type { JobContext } from '../render/job-context';
 import { DEFAULT_SPEC, RenderModule } from '../render/render.module';
 import { AgentController } from './agent.controller';
 import { BrowserAgent } from './browser-agent';
-import { RunAgentUseCase } from './run-agent.usecase';
+import { natsCancelServer, RunAgentUseCase } from './run-agent.usecase';
 
 /** The browser agent: agent runs in fresh contexts, and the agent for interact prompts (sessions). */
 @Module({
@@ -22,12 +23,13 @@ import { RunAgentUseCase } from './run-agent.usecase';
     },
     {
       provide: RunAgentUseCase,
-      inject: [APP_CONFIG, BrowserPool, BrowserAgent, LOGGER],
+      inject: [APP_CONFIG, BrowserPool, BrowserAgent, LOGGER, Messaging],
       useFactory: (
         c: BrowserPoolConfig,
         pool: BrowserPool<JobContext>,
         agent: BrowserAgent,
         logger: Logger,
+        messaging: Messaging,
       ) =>
         new RunAgentUseCase(
           pool,
@@ -35,6 +37,7 @@ import { RunAgentUseCase } from './run-agent.usecase';
           { key: DEFAULT_SPEC.key, options: DEFAULT_SPEC.options },
           c.WDS_AGENT_RUNS,
           logger.child({ component: 'agent' }),
+          natsCancelServer(messaging),
         ),
     },
   ],

@@ -11,6 +11,10 @@ export interface AgentTask {
   deadline: number;
   policy: NavigationPolicy;
   startUrls?: readonly string[];
+  /** Token budget of the run (status max_tokens once spent). */
+  maxTokens?: number;
+  /** Cancels the run (status cancelled), the model call in flight included. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -50,6 +54,8 @@ export class BrowserAgent {
       deadline: t.deadline,
       policy: t.policy,
       startUrls: t.startUrls,
+      maxTokens: t.maxTokens,
+      signal: t.signal,
     });
   }
 }

@@ -1,5 +1,12 @@
 import { compileSchema, LlmError } from '@wds/llm';
-import { ErrorCode, ServiceError, type AgentRunReply, type AgentRunRequest } from '@wds/contracts';
+import {
+  agentCancelRpc,
+  ErrorCode,
+  ServiceError,
+  type AgentRunReply,
+  type AgentRunRequest,
+} from '@wds/contracts';
+import type { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import type { BrowserContextOptions } from 'playwright-core';
 import type { BrowserPool } from '../pool/browser-pool';
@@ -14,10 +21,20 @@ export interface AgentContextSpec {
   options: BrowserContextOptions;
 }
 
+/** Serves a run's cancel subject while it lasts; the returned function stops serving it. */
+export type CancelServer = (jobId: string, cancel: () => boolean) => () => void;
+
+/** The cancel subject of a run on NATS (agentCancelRpc): any replica of the caller can stop it. */
+export function natsCancelServer(messaging: Messaging): CancelServer {
+  return (jobId, cancel) => messaging.serve(agentCancelRpc(jobId), async () => ({ stopped: cancel() }));
+}
+
 /**
  * wds.browser-pool.v1.agent.run: the agent in a fresh context of the render pool (network policy on
  * every request by its route guard and policy proxy, ad/tracker blocking), at most WDS_AGENT_RUNS at
- * once per replica; the context is closed when the run ends, whatever ended it.
+ * once per replica; the context is closed when the run ends, whatever ended it. While it runs, the
+ * run's cancel subject (agentCancelRpc) aborts it: the loop stops before its next step (the model
+ * call in flight is aborted) and the reply says `cancelled` with the tokens and browser time spent.
  */
 export class RunAgentUseCase {
   private running = 0;
@@ -28,6 +45,7 @@ export class RunAgentUseCase {
     private readonly spec: AgentContextSpec,
     private readonly capacity: number,
     private readonly logger: Logger,
+    private readonly serveCancel: CancelServer,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -51,6 +69,13 @@ export class RunAgentUseCase {
       );
     }
     this.running++;
+    const abort = new AbortController();
+    const stopServing = this.serveCancel(req.jobId, () => {
+      const was = !abort.signal.aborted;
+      abort.abort();
+      if (was) this.logger.info({ jobId: req.jobId, teamId: req.teamId }, 'agent run cancelled');
+      return true;
+    });
     try {
       const started = this.now();
       const deadline = started + req.timeoutMs;
@@ -68,6 +93,8 @@ export class RunAgentUseCase {
             deadline,
             policy: { allowedDomains: req.allowedDomains },
             startUrls: req.urls,
+            maxTokens: req.maxTokens,
+            signal: abort.signal,
           });
           return { result, browserMs: Math.max(0, Math.round(this.now() - t0)) };
         },
@@ -104,6 +131,7 @@ export class RunAgentUseCase {
         throw new ServiceError(ErrorCode.BAD_REQUEST, `schema: ${err.message}`, { field: 'schema' });
       throw err;
     } finally {
+      stopServing();
       this.running--;
     }
   }

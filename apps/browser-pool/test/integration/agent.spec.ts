@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PageAgentBrowser } from '@wds/agent';
 import {
+  agentCancelRpc,
   AGENT_MAX_STEPS,
   AGENT_RPC_MARGIN_MS,
   BROWSER_AGENT_RPC,
@@ -143,7 +144,7 @@ describe('wds.browser-pool.v1.agent.run with a real model server (SmolLM2: plumb
       BROWSER_AGENT_RPC.run,
       {
         teamId: 'team-a',
-        jobId: randomUUID(),
+        jobId: req.jobId ?? randomUUID(),
         prompt: `Find the part number of the ${AGENT_SITE_FACTS.partItem}.`,
         urls: [`${site.url}/`],
         timeoutMs: 600_000,
@@ -212,6 +213,50 @@ describe('wds.browser-pool.v1.agent.run with a real model server (SmolLM2: plumb
     const priv = await run({ urls: ['http://10.0.0.1/'], timeoutMs: 60_000 });
     expect(priv.status).toBe('failed');
     expect(priv.output).toMatch(/start page could not be opened/);
+  });
+
+  it('stops a run in progress through its cancel subject: reply cancelled within a step, slot and context freed', async () => {
+    const jobId = randomUUID();
+    const cancel = () => pool.client.request(agentCancelRpc(jobId), { jobId }, { timeoutMs: 5000 });
+    // Nothing runs under this job yet: no replica serves its cancel subject.
+    expect(await cancel().catch((e: unknown) => (e as ServiceError).code)).toBe('SERVICE_UNAVAILABLE');
+    const opened = site.hits('/');
+    const running = run({ jobId, timeoutMs: 900_000 });
+    // The run is in flight once its start page was served (the model is asked right after).
+    const until = Date.now() + 300_000;
+    while (site.hits('/') === opened) {
+      if (Date.now() > until) throw new Error('the agent never opened its start page');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await cancel()).toEqual({ stopped: true });
+    const reply = await running;
+    expect(reply.status).toBe('cancelled');
+    expect(reply.output).toMatch(/cancelled after \d+ steps/);
+    // Stopped before its next step: at most the step in progress when the cancel came was logged.
+    expect(reply.steps.length).toBeLessThanOrEqual(1);
+    expect(reply.browserMs).toBeGreaterThan(0);
+    // Its cancel subject is gone with it, and its agent slot (WDS_AGENT_RUNS=1) and context are free.
+    expect(await cancel().catch((e: unknown) => (e as ServiceError).code)).toBe('SERVICE_UNAVAILABLE');
+    const next = await run({ maxSteps: 1 });
+    expect(next.steps).toHaveLength(1);
+  });
+
+  it('stops with status max_tokens before a model call the token budget cannot pay for', async () => {
+    const none = await run({ maxTokens: 1 });
+    expect(none.status).toBe('max_tokens');
+    expect(none.output).toMatch(/token budget \(1 tokens, 0 used\) after 0 steps/);
+    expect(none.steps).toHaveLength(0);
+    expect(none.tokens.input + none.tokens.output).toBe(0);
+    // A budget for about one step: the first call fits, and the run ends on the budget (or the
+    // model finishes at once) instead of going on to its step limit.
+    const one = await run({ maxSteps: 1 });
+    const perStep = one.tokens.input + one.tokens.output;
+    expect(perStep).toBeGreaterThan(0);
+    const budget = Math.ceil(perStep * 1.5);
+    const limited = await run({ maxTokens: budget });
+    expect(['max_tokens', 'completed']).toContain(limited.status);
+    expect(limited.steps.length).toBeLessThan(AGENT_MAX_STEPS);
+    if (limited.status === 'max_tokens') expect(limited.output).toMatch(/token budget/);
   });
 
   it('answers a clear 400 for a schema that cannot be compiled, before any browser work', async () => {

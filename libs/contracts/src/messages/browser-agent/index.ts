@@ -38,8 +38,11 @@ export const AgentStep = z.object({
 });
 export type AgentStep = z.output<typeof AgentStep>;
 
-/** completed: the model finished with an answer; the others stopped it without one. */
-export const AgentRunStatus = z.enum(['completed', 'max_steps', 'timeout', 'failed']);
+/**
+ * completed: the model finished with an answer; the others stopped it without one (max_tokens: the
+ * run's token budget was spent; cancelled: its caller cancelled it through the cancel subject).
+ */
+export const AgentRunStatus = z.enum(['completed', 'max_steps', 'max_tokens', 'timeout', 'cancelled', 'failed']);
 export type AgentRunStatus = z.output<typeof AgentRunStatus>;
 
 export const AgentRunRequest = z.object({
@@ -61,6 +64,11 @@ export const AgentRunRequest = z.object({
   allowedDomains: z.array(z.string().min(1).max(253)).max(100).optional(),
   /** Zero data retention: nothing of the pages is logged. */
   zeroDataRetention: z.boolean().default(false),
+  /**
+   * Token budget of the whole run (prompt + output of every model call): the run stops with status
+   * `max_tokens` before a model call whose estimated size would take it past this.
+   */
+  maxTokens: z.int().min(1).optional(),
 });
 export type AgentRunRequest = z.output<typeof AgentRunRequest>;
 export type AgentRunRequestInput = z.input<typeof AgentRunRequest>;
@@ -84,6 +92,28 @@ export const AgentRunReply = z.object({
   warnings: z.array(z.string()),
 });
 export type AgentRunReply = z.output<typeof AgentRunReply>;
+
+export const AgentCancelRequest = z.object({ jobId: z.string().min(1).max(200) });
+export type AgentCancelRequest = z.output<typeof AgentCancelRequest>;
+/** stopped: the run was in progress on the replica that answered and is being stopped. */
+export const AgentCancelReply = z.object({ stopped: z.boolean() });
+export type AgentCancelReply = z.output<typeof AgentCancelReply>;
+
+/**
+ * The cancel subject of one run: the replica running the job's agent serves it while the run lasts
+ * (`wds.browser-pool.v1.agent.cancel.<jobId as base64url>`). A request aborts the loop (the model
+ * call in flight included), the run replies `cancelled` with what it spent, and its context is
+ * closed. No responders: no run of that job is in progress anywhere.
+ */
+export function agentCancelRpc(jobId: string) {
+  const token = Buffer.from(jobId, 'utf8').toString('base64url');
+  return defineRpc(
+    `wds.browser-pool.v1.agent.cancel.${token}`,
+    'browser-pool',
+    AgentCancelRequest,
+    AgentCancelReply,
+  );
+}
 
 export const BROWSER_AGENT_RPC = {
   /**
