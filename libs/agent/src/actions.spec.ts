@@ -6,23 +6,27 @@ describe('action schema', () => {
   const valid = (v: unknown) => parseAndValidate(JSON.stringify(v), validate).valid;
 
   it('accepts one option per action and nothing else', () => {
-    expect(valid({ step: { action: 'click', ref: 'e12' } })).toBe(true);
-    expect(valid({ step: { action: 'click', ref: 'f1e3' } })).toBe(true);
-    expect(valid({ step: { action: 'fill', ref: 'e2', text: 'hi', submit: true } })).toBe(true);
-    expect(valid({ step: { action: 'select', ref: 'e2', option: 'Blue' } })).toBe(true);
-    expect(valid({ step: { action: 'press', key: 'Enter' } })).toBe(true);
-    expect(valid({ step: { action: 'scroll', direction: 'down' } })).toBe(true);
-    expect(valid({ step: { action: 'navigate', url: 'https://a.example/' } })).toBe(true);
-    expect(valid({ step: { action: 'wait', milliseconds: 500 } })).toBe(true);
-    expect(valid({ step: { action: 'extract' } })).toBe(true);
-    expect(valid({ step: { action: 'finish', answer: '42' } })).toBe(true);
+    expect(valid({ seen: '', step: { action: 'click', ref: 'e12' } })).toBe(true);
+    expect(valid({ seen: '', step: { action: 'click', ref: 'f1e3' } })).toBe(true);
+    expect(valid({ seen: '', step: { action: 'fill', ref: 'e2', text: 'hi', submit: true } })).toBe(true);
+    expect(valid({ seen: '', step: { action: 'select', ref: 'e2', option: 'Blue' } })).toBe(true);
+    expect(valid({ seen: '', step: { action: 'press', key: 'Enter' } })).toBe(true);
+    expect(valid({ seen: '', step: { action: 'scroll', direction: 'down' } })).toBe(true);
+    expect(valid({ seen: '', step: { action: 'navigate', url: 'https://a.example/' } })).toBe(true);
+    expect(valid({ seen: '', step: { action: 'wait', milliseconds: 500 } })).toBe(true);
+    expect(valid({ seen: '', step: { action: 'extract' } })).toBe(true);
+    expect(valid({ seen: '', step: { action: 'finish', answer: '42' } })).toBe(true);
     // Outside the set, or malformed.
-    expect(valid({ step: { action: 'eval', code: 'alert(1)' } })).toBe(false);
-    expect(valid({ step: { action: 'click', ref: '#submit' } })).toBe(false);
-    expect(valid({ step: { action: 'click', ref: 'e1', extra: 1 } })).toBe(false);
-    expect(valid({ step: { action: 'press', key: 'Control+W' } })).toBe(false);
-    expect(valid({ step: { action: 'wait', milliseconds: 600000 } })).toBe(false);
+    expect(valid({ seen: '', step: { action: 'eval', code: 'alert(1)' } })).toBe(false);
+    expect(valid({ seen: '', step: { action: 'click', ref: '#submit' } })).toBe(false);
+    expect(valid({ seen: '', step: { action: 'click', ref: 'e1', extra: 1 } })).toBe(false);
+    expect(valid({ seen: '', step: { action: 'press', key: 'Control+W' } })).toBe(false);
+    expect(valid({ seen: '', step: { action: 'wait', milliseconds: 600000 } })).toBe(false);
     expect(valid({ action: 'finish', answer: 'x' })).toBe(false);
+    // The `seen` note is asked for first, on every step, and is short.
+    expect(valid({ step: { action: 'extract' } })).toBe(false);
+    expect(valid({ seen: 'x'.repeat(201), step: { action: 'extract' } })).toBe(false);
+    expect(Object.keys(ACTION_SCHEMA.properties as object)[0]).toBe('seen');
   });
 });
 

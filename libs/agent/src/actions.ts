@@ -65,10 +65,19 @@ const option = (name: ActionName, properties: Record<string, unknown>, required:
   additionalProperties: false,
 });
 
-/** JSON Schema of one step's answer (the model's constrained output). */
+/** Longest `seen` note of a step. */
+export const MAX_SEEN = 200;
+
+/**
+ * JSON Schema of one step's answer (the model's constrained output). `seen` comes first (the model
+ * writes it before choosing the action): the words of the page that answer the task, or "" — a
+ * small model that must first say whether the answer is on screen finishes far more often than one
+ * asked only for the next action; the loop uses it only when the page really shows it (see loop.ts).
+ */
 export const ACTION_SCHEMA: Record<string, unknown> = {
   type: 'object',
   properties: {
+    seen: { type: 'string', maxLength: MAX_SEEN },
     step: {
       anyOf: [
         option('click', { ref }, ['ref']),
@@ -89,9 +98,15 @@ export const ACTION_SCHEMA: Record<string, unknown> = {
       ],
     },
   },
-  required: ['step'],
+  required: ['seen', 'step'],
   additionalProperties: false,
 };
+
+/** The step answer's `seen` note, trimmed and cut ("" when absent or not a string). */
+export function seenOf(answer: unknown): string {
+  const v = answer && typeof answer === 'object' ? (answer as { seen?: unknown }).seen : undefined;
+  return typeof v === 'string' ? v.trim().slice(0, MAX_SEEN) : '';
+}
 
 export type ParsedAction = { ok: true; action: AgentAction } | { ok: false; error: string };
 

@@ -1,11 +1,11 @@
 import { SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { AgentRunStatus, AgentStep } from '@wds/contracts';
 import { addUsage, LlmError, NO_USAGE, type LlmPort, type LlmUsage } from '@wds/llm';
-import { ACTION_SCHEMA, parseAction, type AgentAction } from './actions';
+import { ACTION_SCHEMA, parseAction, seenOf, type AgentAction } from './actions';
 import type { AgentBrowser } from './browser';
 import { checkNavigation, type NavigationPolicy } from './policy';
 import { AGENT_SYSTEM_PROMPT, DATA_SYSTEM_PROMPT, dataInstruction, stepInstruction } from './prompt';
-import { describeRef, refsOf, renderObservation } from './snapshot';
+import { describeRef, groundedSeen, refsOf, renderObservation } from './snapshot';
 
 const tracer = trace.getTracer('@wds/agent');
 
@@ -56,7 +56,7 @@ const STEP_ACTION_MS = 15_000;
 const MIN_MODEL_MS = 1000;
 
 type Decision =
-  | { kind: 'action'; action: AgentAction }
+  | { kind: 'action'; action: AgentAction; seen: string }
   | { kind: 'invalid'; reason: string }
   | { kind: 'budget'; needed: number };
 
@@ -74,6 +74,10 @@ export class AgentLoop {
   private snapshot = '';
   private title = '';
   private model = '';
+  /** The grounded `seen` note of the previous decision (normalised), "" when there was none. */
+  private lastSeen = '';
+  /** The snapshot the previous action was taken on (a repeat on an unchanged page is refused). */
+  private actedOn = '';
   private readonly now: () => number;
 
   constructor(private readonly o: AgentRunOptions) {
@@ -146,6 +150,22 @@ export class AgentLoop {
         this.log(n, { action: 'finish', outcome: 'ok' }, 0);
         return this.finish(action.answer);
       }
+      // The model said at two steps in a row that the page shows the answer (and it does) but chose
+      // to act on: the task is done, with those words of the page.
+      const seen = this.grounded(decision.seen);
+      if (seen && seen === this.lastSeen) {
+        this.log(
+          n,
+          {
+            action: 'finish',
+            outcome: 'ok',
+            detail: 'the answer noted as seen on the page at two steps in a row',
+          },
+          0,
+        );
+        return this.finish(decision.seen);
+      }
+      this.lastSeen = seen;
       await this.act(n, action);
     }
     return this.stopped('max_steps');
@@ -164,7 +184,7 @@ export class AgentLoop {
   private async decide(n: number): Promise<Decision> {
     const o = this.o;
     const stepMaxTokens = Math.min(o.stepMaxTokens ?? 384, o.llm.maxOutputTokens);
-    const instruction = stepInstruction(o.task, n, o.maxSteps, this.notes.length > 0);
+    const instruction = stepInstruction(o.task, n, o.maxSteps);
     const reserve =
       stepMaxTokens +
       o.llm.estimateTokens(AGENT_SYSTEM_PROMPT) +
@@ -189,7 +209,9 @@ export class AgentLoop {
     this.model = r.model;
     if (!r.valid) return { kind: 'invalid', reason: 'the answer did not match the action schema' };
     const parsed = parseAction(r.value);
-    return parsed.ok ? { kind: 'action', action: parsed.action } : { kind: 'invalid', reason: parsed.error };
+    return parsed.ok
+      ? { kind: 'action', action: parsed.action, seen: seenOf(r.value) }
+      : { kind: 'invalid', reason: parsed.error };
   }
 
   /** Checks the action against the latest snapshot and the policy, then executes it. */
@@ -228,22 +250,25 @@ export class AgentLoop {
       }
       todo = { action: 'navigate', url: decision.url };
     }
+    // The same action as the last step, on a page it did not change (an extract never changes it):
+    // refused, the model is told to use what it has.
     const previous = this.steps[this.steps.length - 1];
-    if (
+    const repeat =
       previous &&
       previous.outcome === 'ok' &&
       previous.action === action.action &&
       previous.target === target &&
       previous.value === value &&
       previous.url === this.o.browser.url() &&
-      action.action === 'extract'
-    ) {
+      (action.action === 'extract' || this.snapshot === this.actedOn);
+    this.actedOn = this.snapshot;
+    if (repeat) {
       this.log(
         n,
         {
           ...entry,
           outcome: 'refused',
-          detail: 'same as the previous step: nothing new; use what you have or finish',
+          detail: 'same as the previous step, which changed nothing: use what you have or finish',
         },
         started,
       );
@@ -368,6 +393,10 @@ export class AgentLoop {
     });
     if (s.outcome === 'error') span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
+  }
+
+  private grounded(seen: string): string {
+    return groundedSeen(seen, this.o.task, `${this.snapshot}\n${this.notes.join('\n')}`);
   }
 
   /** Whether a model call of about `tokens` tokens fits in what is left of the token budget. */

@@ -8,13 +8,16 @@ describe('agent prompts', () => {
       expect(AGENT_SYSTEM_PROMPT).toContain(`"action":"${a}"`);
   });
 
-  it('gives the task and the step count, no clock (equal states give equal prompts)', () => {
-    expect(stepInstruction('Find X', 2, 25)).toBe(
-      'Task: Find X\n\nThis is step 2 of at most 25. Choose the next action.',
-    );
+  it('gives the task, the same at every step but the last (a stable prefix for the prompt cache)', () => {
+    expect(stepInstruction('Find X', 2, 25)).toBe(stepInstruction('Find X', 24, 25));
+    expect(stepInstruction('Find X', 2, 25)).toMatch(/^Task: Find X\n\nIf the page or the text read already answers the task, finish/);
     expect(stepInstruction('Find X', 25, 25)).toMatch(/last step: finish now/);
-    expect(stepInstruction('Find X', 3, 25, true)).toMatch(
-      /text read so far already answers the task, finish now/,
+  });
+
+  it('asks first whether the answer is on the page (seen), and lists finish first', () => {
+    expect(AGENT_SYSTEM_PROMPT).toMatch(/\{"seen": "\.\.\.", "step": \{\.\.\.\}\}/);
+    expect(AGENT_SYSTEM_PROMPT.indexOf('"action":"finish"')).toBeLessThan(
+      AGENT_SYSTEM_PROMPT.indexOf('"action":"click"'),
     );
   });
 });

@@ -1,5 +1,5 @@
 import type { AgentStep } from '@wds/contracts';
-import { describeRef, fitSnapshot, refsOf, renderObservation, stepLine } from './snapshot';
+import { describeRef, fitSnapshot, groundedSeen, OBSERVATION_LIMITS, refsOf, renderObservation, stepLine } from './snapshot';
 
 const SNAP = `- generic [active] [ref=e1]:
   - heading "Shop" [level=1] [ref=e2]
@@ -67,5 +67,31 @@ describe('snapshot formatting', () => {
     expect(o.text).toContain('1. click e4 link "Products" → ok');
     expect(o.text).toContain('Text read so far:\nPrice: 12 EUR');
     expect(o.text.endsWith(SNAP)).toBe(true);
+    // What changes least first (a prefix the model server's prompt cache reuses): log, text, page.
+    expect(o.text.indexOf('Steps so far')).toBeLessThan(o.text.indexOf('Text read so far'));
+    expect(o.text.indexOf('Text read so far')).toBeLessThan(o.text.indexOf('URL: '));
+  });
+
+  it('caps the snapshot whatever room the context leaves, keeping interactive lines first', () => {
+    const big = `${SNAP}\n${Array.from({ length: 400 }, (_, i) => `  - paragraph: filler text number ${i}`).join('\n')}`;
+    const page = { url: 'https://s.example/', title: 'T', snapshot: big, steps: [], notes: [], startUrls: [] };
+    const o = renderObservation(page, 1_000_000, 2000);
+    expect(o.cut).toBe(true);
+    expect(o.text.length).toBeLessThan(2300);
+    expect(o.text).toContain('[ref=f1e2]');
+    expect(renderObservation(page, 1_000_000).text.length).toBeLessThanOrEqual(
+      OBSERVATION_LIMITS.snapshotChars + 200,
+    );
+  });
+
+  it('takes a seen note only when the page shows it and it is more than the task repeated', () => {
+    const page = `${SNAP}\n  - paragraph: Part number: BW-4471-Q`;
+    const task = 'Find the part number of the Blue widget';
+    expect(groundedSeen(' "BW-4471-Q". ', task, page)).toBe('bw-4471-q');
+    expect(groundedSeen('Part  number: bw-4471-q', task, page)).toBe('part number: bw-4471-q');
+    expect(groundedSeen('BW-9999-Z', task, page)).toBe('');
+    expect(groundedSeen('', task, page)).toBe('');
+    expect(groundedSeen('Products', 'Open Products', page)).toBe('');
+    expect(groundedSeen('blue widget', task, `${page} Blue widget`)).toBe('');
   });
 });

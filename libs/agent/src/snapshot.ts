@@ -73,15 +73,24 @@ export interface Observation {
   startUrls: readonly string[];
 }
 
-/** Sizes of the observation's parts (characters). */
-export const OBSERVATION_LIMITS = { steps: 12, notesChars: 3000 } as const;
+/**
+ * Sizes of the observation's parts (characters). The snapshot is capped whatever the context
+ * holds: prompt tokens are most of a step's latency on a small local model (interactive lines are
+ * kept first when a page is longer).
+ */
+export const OBSERVATION_LIMITS = { steps: 12, notesChars: 3000, snapshotChars: 6000 } as const;
 
 /**
- * The data block of one step within `budgetChars`: page facts first, then the log, then the
- * snapshot (the part that is cut to fit).
+ * The data block of one step within `budgetChars`, in the order that changes least from step to
+ * step (the model server reuses the longest unchanged prefix): the start pages, the step log (it
+ * only grows), the text read, then the page now (URL, title, snapshot — the part cut to fit).
  */
-export function renderObservation(o: Observation, budgetChars: number): { text: string; cut: boolean } {
-  const head: string[] = [`URL: ${o.url}`, `Title: ${o.title.slice(0, 200)}`];
+export function renderObservation(
+  o: Observation,
+  budgetChars: number,
+  snapshotChars: number = OBSERVATION_LIMITS.snapshotChars,
+): { text: string; cut: boolean } {
+  const head: string[] = [];
   if (o.startUrls.length > 1) head.push(`Start pages: ${o.startUrls.join(' ')}`);
   const recent = o.steps.slice(-OBSERVATION_LIMITS.steps);
   head.push(
@@ -95,7 +104,30 @@ export function renderObservation(o: Observation, budgetChars: number): { text: 
       notes = `…${notes.slice(-OBSERVATION_LIMITS.notesChars)}`;
     head.push(`Text read so far:\n${notes}`);
   }
+  head.push(`URL: ${o.url}`, `Title: ${o.title.slice(0, 200)}`);
   const top = `${head.join('\n')}\nAccessibility snapshot:\n`;
-  const fitted = fitSnapshot(o.snapshot, Math.max(300, budgetChars - top.length));
+  const room = Math.min(snapshotChars, Math.max(300, budgetChars - top.length));
+  const fitted = fitSnapshot(o.snapshot, room);
   return { text: top + fitted.text, cut: fitted.cut };
+}
+
+/**
+ * A step's `seen` note (the words of the page the model says answer the task), normalised, when it
+ * is really in the page text (snapshot and text read) and says more than the task itself (a name
+ * copied from the task is not an answer); else "".
+ */
+export function groundedSeen(seen: string, task: string, pageText: string): string {
+  const s = normalise(seen);
+  if (s.length < 2) return '';
+  if (normalise(task).includes(s)) return '';
+  return normalise(pageText).includes(s) ? s : '';
+}
+
+/** Lower case, one space for any run of white space, no quotes or final full stop around. */
+function normalise(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^["'“‘]+|["'”’.]+$/g, '');
 }

@@ -23,6 +23,18 @@ async function benchAgent(llm, say) {
   const site = await startAgentSite();
   const browser = await chromium.launch({ executablePath: defaultChromiumPath() });
   const rows = [];
+  // Every model call's latency (a step = one call + its page work), for the p50.
+  const calls = [];
+  const timed = Object.create(llm);
+  timed.structured = async (r) => {
+    const t = performance.now();
+    try {
+      return await llm.structured(r);
+    } finally {
+      calls.push(performance.now() - t);
+    }
+  };
+  const stepMs = [];
   say('');
   say(`agent: ${tasks.length} tasks, at most ${maxSteps} steps and ${taskMs / 1000} s each`);
   try {
@@ -31,7 +43,7 @@ async function benchAgent(llm, say) {
       const page = await context.newPage();
       const t0 = performance.now();
       const r = await runAgent({
-        llm,
+        llm: timed,
         browser: new PageAgentBrowser(page),
         task: task.prompt,
         maxSteps,
@@ -40,6 +52,7 @@ async function benchAgent(llm, say) {
         startUrls: [`${site.url}${task.path}`],
       });
       const ms = performance.now() - t0;
+      if (r.steps.length) stepMs.push(...r.steps.map(() => ms / r.steps.length));
       await context.close();
       const ok = r.status === 'completed' && task.check(r.output, site);
       rows.push({ ok, steps: r.steps.length, ms, tokens: r.usage.totalTokens });
@@ -68,6 +81,8 @@ async function benchAgent(llm, say) {
   say(
     `agent time per step:       ${steps ? (ms / steps / 1000).toFixed(1) : 'n/a'} s (model call + page work)`,
   );
+  say(`agent model call latency:  p50 ${(med(calls) / 1000).toFixed(1)} s over ${calls.length} calls`);
+  say(`agent step latency:        p50 ${(med(stepMs) / 1000).toFixed(1)} s (per task: wall time / steps)`);
   return rows;
 }
 

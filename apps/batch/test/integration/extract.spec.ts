@@ -43,6 +43,7 @@ describe('extract jobs through the gateway (real services and a real model serve
   let agentSite: AgentSite;
   let stack: BatchStack;
   let worker: ServiceChild;
+  let pool: ServiceChild;
   let team: Team;
   const page = (p: string) => `${stack.site.url}${p}`;
   const start = (json: Record<string, unknown>, key = team.apiKey) =>
@@ -90,7 +91,7 @@ describe('extract jobs through the gateway (real services and a real model serve
     });
     worker = await stack.spawnService('batch', WORKER_ENV);
     await stack.spawnService('crawler');
-    await stack.spawnService('browser-pool', {
+    pool = await stack.spawnService('browser-pool', {
       WDS_BROWSER_PROCESSES: '1',
       WDS_BROWSER_LAUNCH_STAGGER_MS: '0',
     });
@@ -323,6 +324,66 @@ describe('extract jobs through the gateway (real services and a real model serve
       expect(JSON.stringify(activity.body)).toContain(res.body.id);
     },
     JOB_TIMEOUT_MS + 60_000,
+  );
+
+  it(
+    'DELETE stops the agent run in flight in the browser pool within a step and bills only what it spent',
+    async () => {
+      const opened = agentSite.hits('/');
+      // The default maxCredits (2,500): time and token budgets far beyond what runs before the cancel.
+      const res = await stack.call('POST', '/v2/agent', {
+        key: team.apiKey,
+        json: { prompt: AGENT_TASKS[2].prompt, urls: [`${agentSite.url}/`], effort: 'high' },
+      });
+      expect(res.status).toBe(200);
+      const id = res.body.id as string;
+      // In flight once the pool opened its start page (the model is asked right after).
+      let until = Date.now() + JOB_TIMEOUT_MS;
+      while (agentSite.hits('/') === opened) {
+        if (Date.now() > until) throw new Error('the agent run never opened its start page');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(await stack.call('DELETE', `/v2/agent/${id}`, { key: team.apiKey })).toEqual({
+        status: 200,
+        body: { success: true },
+      });
+      // The pool's run ends as cancelled, with at most the step in progress logged.
+      let finished: { status: string; steps: number; tokens: number; ms: number } | undefined;
+      until = Date.now() + JOB_TIMEOUT_MS;
+      while (!finished) {
+        finished = pool
+          .output()
+          .split('\n')
+          .filter((l) => l.includes(id) && l.includes('agent run finished') && l.trimEnd().endsWith('}'))
+          .map((l) => JSON.parse(l) as { status: string; steps: number; tokens: number; ms: number })[0];
+        if (!finished && Date.now() > until) throw new Error(`no end of the run: ${pool.output().slice(-2000)}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(finished.status).toBe('cancelled');
+      expect(finished.steps).toBeLessThanOrEqual(1);
+      // Billed once under `agent`: the tokens it spent (15 per credit) and its browser time (7 a
+      // minute, by the second), which is at most the run's whole time in the pool.
+      let rows: { endpoint: string; credits: number }[] = [];
+      until = Date.now() + 120_000;
+      while (rows.length === 0 && Date.now() < until) {
+        rows = (
+          await stack.db.query<{ endpoint: string; credits: number }>(
+            'SELECT endpoint, sum(amount)::int AS credits FROM billing.usage WHERE job_id = $1 GROUP BY endpoint',
+            [id],
+          )
+        ).rows;
+        if (rows.length === 0) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(rows).toEqual([{ endpoint: 'agent', credits: expect.any(Number) }]);
+      const tokenCredits = finished.tokens / 15;
+      expect(rows[0].credits).toBeGreaterThanOrEqual(Math.max(1, Math.ceil(tokenCredits)));
+      expect(rows[0].credits).toBeLessThanOrEqual(
+        Math.max(1, Math.ceil(tokenCredits + (Math.ceil(finished.ms / 1000) * 7) / 60)),
+      );
+      const after = await stack.call('GET', `/v2/agent/${id}`, { key: team.apiKey });
+      expect(after.body).toMatchObject({ success: true, status: 'failed', stopReason: 'cancelled' });
+    },
+    JOB_TIMEOUT_MS * 2,
   );
 
   it('cancels an agent job: its status reads failed (never cancelled), and bad agent input is a 400', async () => {
