@@ -11,6 +11,7 @@ import { startE2eStack, type E2eStack, type StackProcess } from './support/stack
 
 const READY_TIMEOUT_MS = 600_000;
 const KEY = `e2e-extract-${randomBytes(16).toString('hex')}`;
+const ADMIN_TOKEN = `e2e-admin-${randomBytes(16).toString('hex')}`;
 const SCHEMA = {
   type: 'object',
   properties: {
@@ -47,6 +48,7 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
       readyTimeoutMs: READY_TIMEOUT_MS,
       env: {
         WDS_BOOTSTRAP_API_KEY: KEY,
+        WDS_ADMIN_TOKEN: ADMIN_TOKEN,
         WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
         WDS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
         // The agent runs in a browser of the pool.
@@ -144,11 +146,11 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
     expect(r.after).toBe('failed');
   }, 900_000);
 
-  it('answers unknown agent ids with 404, agent threads with 400, and lists the jobs in team activity', async () => {
-    const call = async (method: string, route: string, json?: unknown) => {
+  it('answers unknown agent ids with 404, agent threads with 400, lists the jobs in team activity, and reads each listed id back through GET /v2/extract/{id} (another team: 403)', async () => {
+    const call = async (method: string, route: string, json?: unknown, key = KEY) => {
       const res = await fetch(`${stack.url}${route}`, {
         method,
-        headers: { authorization: `Bearer ${KEY}`, ...(json ? { 'content-type': 'application/json' } : {}) },
+        headers: { authorization: `Bearer ${key}`, ...(json ? { 'content-type': 'application/json' } : {}) },
         body: json ? JSON.stringify(json) : undefined,
       });
       return { status: res.status, body: (await res.json()) as any };
@@ -162,5 +164,26 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
     expect(activity.body.data.length).toBeGreaterThanOrEqual(2);
     const agents = await call('GET', '/v2/team/activity?endpoint=agent');
     expect(agents.body.data.length).toBeGreaterThanOrEqual(4);
+
+    // api-v2's activity table: extract AND agent ids are read through GET /v2/extract/{id}, by
+    // their team only.
+    const created = await fetch(`${stack.url}/admin/v1/teams`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `e2e-other-${randomBytes(4).toString('hex')}`, credits: 10 }),
+    });
+    expect(created.status).toBe(201);
+    const otherKey = ((await created.json()) as { apiKey: string }).apiKey;
+    const listed = [...activity.body.data, ...agents.body.data] as { id: string; endpoint: string }[];
+    expect(new Set(listed.map((a) => a.endpoint))).toEqual(new Set(['extract', 'agent']));
+    for (const { id, endpoint } of listed) {
+      const own = await call('GET', `/v2/extract/${id}`);
+      expect({ endpoint, id, status: own.status }).toEqual({ endpoint, id, status: 200 });
+      expect(own.body).toMatchObject({ success: expect.any(Boolean), id });
+      expect(['processing', 'completed', 'failed', 'cancelled']).toContain(own.body.status);
+      const foreign = await call('GET', `/v2/extract/${id}`, undefined, otherKey);
+      expect({ endpoint, id, status: foreign.status }).toEqual({ endpoint, id, status: 403 });
+      expect(foreign.body.success).toBe(false);
+    }
   });
 });

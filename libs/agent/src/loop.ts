@@ -252,7 +252,7 @@ export class AgentLoop {
     }
     // The same action as the last step, on a page it did not change (an extract never changes it):
     // refused, the model is told to use what it has.
-    const previous = this.steps[this.steps.length - 1];
+    const previous = this.steps.findLast((s) => s.outcome !== 'refused');
     const repeat =
       previous &&
       previous.outcome === 'ok' &&
@@ -261,7 +261,6 @@ export class AgentLoop {
       previous.value === value &&
       previous.url === this.o.browser.url() &&
       (action.action === 'extract' || this.snapshot === this.actedOn);
-    this.actedOn = this.snapshot;
     if (repeat) {
       this.log(
         n,
@@ -274,6 +273,7 @@ export class AgentLoop {
       );
       return;
     }
+    this.actedOn = this.snapshot;
     try {
       const detail = await this.o.browser.perform(
         todo,

@@ -84,14 +84,16 @@ describe('snapshot formatting', () => {
     );
   });
 
-  it('takes a seen note only when the page shows it and it is more than the task repeated', () => {
-    const page = `${SNAP}\n  - paragraph: Part number: BW-4471-Q`;
+  it('takes a seen note only when the page shows each word of it and it is more than the task repeated', () => {
+    const page = `${SNAP}\n  - term: Part number\n  - definition: BW-4471-Q`;
     const task = 'Find the part number of the Blue widget';
     expect(groundedSeen(' "BW-4471-Q". ', task, page)).toBe('bw-4471-q');
-    expect(groundedSeen('Part  number: bw-4471-q', task, page)).toBe('part number: bw-4471-q');
+    // A label and its value are separate lines of a snapshot.
+    expect(groundedSeen('Part  number: BW-4471-Q', task, page)).toBe('part number bw-4471-q');
     expect(groundedSeen('BW-9999-Z', task, page)).toBe('');
+    expect(groundedSeen('Part number: BW-9999-Z', task, page)).toBe('');
     expect(groundedSeen('', task, page)).toBe('');
-    expect(groundedSeen('Products', 'Open Products', page)).toBe('');
+    expect(groundedSeen('Part number', task, page)).toBe('');
     expect(groundedSeen('blue widget', task, `${page} Blue widget`)).toBe('');
   });
 });

@@ -25,11 +25,14 @@ async function benchAgent(llm, say) {
   const rows = [];
   // Every model call's latency (a step = one call + its page work), for the p50.
   const calls = [];
+  let seen = [];
   const timed = Object.create(llm);
   timed.structured = async (r) => {
     const t = performance.now();
     try {
-      return await llm.structured(r);
+      const out = await llm.structured(r);
+      if (out.value && typeof out.value.seen === 'string') seen.push(out.value.seen);
+      return out;
     } finally {
       calls.push(performance.now() - t);
     }
@@ -39,6 +42,7 @@ async function benchAgent(llm, say) {
   say(`agent: ${tasks.length} tasks, at most ${maxSteps} steps and ${taskMs / 1000} s each`);
   try {
     for (const task of tasks) {
+      seen = [];
       const context = await browser.newContext();
       const page = await context.newPage();
       const t0 = performance.now();
@@ -59,6 +63,7 @@ async function benchAgent(llm, say) {
       say(
         `  ${task.name.padEnd(10)} ${ok ? 'success' : 'failure'}  ${r.status.padEnd(9)} ${String(r.steps.length).padStart(2)} steps  ${(ms / 1000).toFixed(1)} s  ${r.usage.totalTokens} tokens  answer ${JSON.stringify(r.output).slice(0, 80)}`,
       );
+      say(`      seen notes: ${JSON.stringify(seen.map((x) => x.slice(0, 40)))}`);
       for (const s of r.steps)
         say(
           `      [${s.step}] ${s.action} ${s.target ?? ''} -> ${s.outcome}${s.detail ? `: ${s.detail.slice(0, 80)}` : ''}`,
