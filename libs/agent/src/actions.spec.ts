@@ -1,5 +1,5 @@
 import { compileSchema, parseAndValidate } from '@wds/llm';
-import { ACTION_SCHEMA, ALLOWED_KEYS, parseAction } from './actions';
+import { ACTION_SCHEMA, ALLOWED_KEYS, FINISH_SCHEMA, parseAction } from './actions';
 
 describe('action schema', () => {
   const validate = compileSchema(ACTION_SCHEMA);
@@ -27,6 +27,16 @@ describe('action schema', () => {
     expect(valid({ step: { action: 'extract' } })).toBe(false);
     expect(valid({ seen: 'x'.repeat(201), step: { action: 'extract' } })).toBe(false);
     expect(Object.keys(ACTION_SCHEMA.properties as object)[0]).toBe('seen');
+  });
+});
+
+describe('finish-only schema (last step, stuck model)', () => {
+  it('accepts finish and nothing else', () => {
+    const validate = compileSchema(FINISH_SCHEMA);
+    const valid = (v: unknown) => parseAndValidate(JSON.stringify(v), validate).valid;
+    expect(valid({ seen: 'BW-1', step: { action: 'finish', answer: 'BW-1' } })).toBe(true);
+    expect(valid({ seen: '', step: { action: 'click', ref: 'e1' } })).toBe(false);
+    expect(valid({ seen: '', step: { action: 'extract' } })).toBe(false);
   });
 });
 

@@ -65,8 +65,10 @@ const option = (name: ActionName, properties: Record<string, unknown>, required:
   additionalProperties: false,
 });
 
+const FINISH_OPTION = option('finish', { answer: { type: 'string', maxLength: MAX_ANSWER } }, ['answer']);
+
 /** Longest `seen` note of a step. */
-export const MAX_SEEN = 200;
+export const MAX_SEEN = 80;
 
 /**
  * JSON Schema of one step's answer (the model's constrained output). `seen` comes first (the model
@@ -94,12 +96,22 @@ export const ACTION_SCHEMA: Record<string, unknown> = {
           'milliseconds',
         ]),
         option('extract', { ref }, []),
-        option('finish', { answer: { type: 'string', maxLength: MAX_ANSWER } }, ['answer']),
+        FINISH_OPTION,
       ],
     },
   },
   required: ['seen', 'step'],
   additionalProperties: false,
+};
+
+/**
+ * The same answer with `finish` as the only action: asked at the last step, and when the model is
+ * stuck (its last two actions refused: repeats that changed nothing, unknown refs, policy), so a
+ * run ends with the best answer the model has rather than none.
+ */
+export const FINISH_SCHEMA: Record<string, unknown> = {
+  ...ACTION_SCHEMA,
+  properties: { seen: { type: 'string', maxLength: MAX_SEEN }, step: FINISH_OPTION },
 };
 
 /** The step answer's `seen` note, trimmed and cut ("" when absent or not a string). */

@@ -1,7 +1,7 @@
 import { SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { AgentRunStatus, AgentStep } from '@wds/contracts';
 import { addUsage, LlmError, NO_USAGE, type LlmPort, type LlmUsage } from '@wds/llm';
-import { ACTION_SCHEMA, parseAction, seenOf, type AgentAction } from './actions';
+import { ACTION_SCHEMA, FINISH_SCHEMA, parseAction, seenOf, type AgentAction } from './actions';
 import type { AgentBrowser } from './browser';
 import { checkNavigation, type NavigationPolicy } from './policy';
 import { AGENT_SYSTEM_PROMPT, DATA_SYSTEM_PROMPT, dataInstruction, stepInstruction } from './prompt';
@@ -184,12 +184,16 @@ export class AgentLoop {
   private async decide(n: number): Promise<Decision> {
     const o = this.o;
     const stepMaxTokens = Math.min(o.stepMaxTokens ?? 384, o.llm.maxOutputTokens);
-    const instruction = stepInstruction(o.task, n, o.maxSteps);
+    // At the last step, and when the model is stuck (its last two actions refused), only `finish`
+    // is offered: the run ends with the best answer the model has.
+    const answerNow = n === o.maxSteps || this.stuck();
+    const schema = answerNow ? FINISH_SCHEMA : ACTION_SCHEMA;
+    const instruction = stepInstruction(o.task, n, o.maxSteps, answerNow);
     const reserve =
       stepMaxTokens +
       o.llm.estimateTokens(AGENT_SYSTEM_PROMPT) +
       o.llm.estimateTokens(instruction) +
-      o.llm.estimateTokens(JSON.stringify(ACTION_SCHEMA)) +
+      o.llm.estimateTokens(JSON.stringify(schema)) +
       64;
     const budget = o.llm.documentBudgetChars('agent', reserve);
     const observation = renderObservation(this.observation(), budget);
@@ -197,7 +201,7 @@ export class AgentLoop {
     if (!this.affordable(needed)) return { kind: 'budget', needed };
     const r = await o.llm.structured({
       feature: 'agent',
-      schema: ACTION_SCHEMA,
+      schema,
       schemaName: 'browser_action',
       system: AGENT_SYSTEM_PROMPT,
       instruction,
@@ -397,6 +401,12 @@ export class AgentLoop {
 
   private grounded(seen: string): string {
     return groundedSeen(seen, this.o.task, `${this.snapshot}\n${this.notes.join('\n')}`);
+  }
+
+  /** The last two steps were refused (a repeat that changed nothing, an unknown ref, policy). */
+  private stuck(): boolean {
+    const last = this.steps.slice(-2);
+    return last.length === 2 && last.every((s) => s.outcome === 'refused');
   }
 
   /** Whether a model call of about `tokens` tokens fits in what is left of the token budget. */

@@ -11,7 +11,8 @@ describe('agent prompts', () => {
   it('gives the task, the same at every step but the last (a stable prefix for the prompt cache)', () => {
     expect(stepInstruction('Find X', 2, 25)).toBe(stepInstruction('Find X', 24, 25));
     expect(stepInstruction('Find X', 2, 25)).toMatch(/^Task: Find X\n\nIf the page or the text read already answers the task, finish/);
-    expect(stepInstruction('Find X', 25, 25)).toMatch(/last step: finish now/);
+    expect(stepInstruction('Find X', 25, 25)).toMatch(/Finish now with the best answer/);
+    expect(stepInstruction('Find X', 3, 25, true)).toMatch(/Finish now with the best answer/);
   });
 
   it('asks first whether the answer is on the page (seen), and lists finish first', () => {

@@ -95,7 +95,7 @@ export function renderObservation(
   const recent = o.steps.slice(-OBSERVATION_LIMITS.steps);
   head.push(
     recent.length
-      ? `Steps so far (${o.steps.length}):\n${recent.map(stepLine).join('\n')}`
+      ? `Steps so far:\n${recent.map(stepLine).join('\n')}`
       : 'Steps so far: none',
   );
   if (o.notes.length) {
