@@ -72,9 +72,9 @@ export const MAX_SEEN = 80;
 
 /**
  * JSON Schema of one step's answer (the model's constrained output). `seen` comes first (the model
- * writes it before choosing the action): the words of the page that answer the task, or "" — a
- * small model that must first say whether the answer is on screen finishes far more often than one
- * asked only for the next action; the loop uses it only when the page really shows it (see loop.ts).
+ * writes it before choosing the action): the words of the page that answer the task, or "". It makes
+ * the model look for the answer before acting; the loop does not act on it (finishing on a `seen`
+ * note the model repeated gave a wrong answer in the benchmark: docs/benchmarks.md).
  */
 export const ACTION_SCHEMA: Record<string, unknown> = {
   type: 'object',
@@ -113,12 +113,6 @@ export const FINISH_SCHEMA: Record<string, unknown> = {
   ...ACTION_SCHEMA,
   properties: { seen: { type: 'string', maxLength: MAX_SEEN }, step: FINISH_OPTION },
 };
-
-/** The step answer's `seen` note, trimmed and cut ("" when absent or not a string). */
-export function seenOf(answer: unknown): string {
-  const v = answer && typeof answer === 'object' ? (answer as { seen?: unknown }).seen : undefined;
-  return typeof v === 'string' ? v.trim().slice(0, MAX_SEEN) : '';
-}
 
 export type ParsedAction = { ok: true; action: AgentAction } | { ok: false; error: string };
 

@@ -1,11 +1,11 @@
 import { SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { AgentRunStatus, AgentStep } from '@wds/contracts';
 import { addUsage, LlmError, NO_USAGE, type LlmPort, type LlmUsage } from '@wds/llm';
-import { ACTION_SCHEMA, FINISH_SCHEMA, parseAction, seenOf, type AgentAction } from './actions';
+import { ACTION_SCHEMA, FINISH_SCHEMA, parseAction, type AgentAction } from './actions';
 import type { AgentBrowser } from './browser';
 import { checkNavigation, type NavigationPolicy } from './policy';
 import { AGENT_SYSTEM_PROMPT, DATA_SYSTEM_PROMPT, dataInstruction, stepInstruction } from './prompt';
-import { describeRef, groundedSeen, refsOf, renderObservation } from './snapshot';
+import { describeRef, refsOf, renderObservation } from './snapshot';
 
 const tracer = trace.getTracer('@wds/agent');
 
@@ -56,7 +56,7 @@ const STEP_ACTION_MS = 15_000;
 const MIN_MODEL_MS = 1000;
 
 type Decision =
-  | { kind: 'action'; action: AgentAction; seen: string }
+  | { kind: 'action'; action: AgentAction }
   | { kind: 'invalid'; reason: string }
   | { kind: 'budget'; needed: number };
 
@@ -74,8 +74,6 @@ export class AgentLoop {
   private snapshot = '';
   private title = '';
   private model = '';
-  /** The grounded `seen` note of the previous decision (normalised), "" when there was none. */
-  private lastSeen = '';
   /** The snapshot the previous action was taken on (a repeat on an unchanged page is refused). */
   private actedOn = '';
   private readonly now: () => number;
@@ -150,22 +148,6 @@ export class AgentLoop {
         this.log(n, { action: 'finish', outcome: 'ok' }, 0);
         return this.finish(action.answer);
       }
-      // The model said at two steps in a row that the page shows the answer (and it does) but chose
-      // to act on: the task is done, with those words of the page.
-      const seen = this.grounded(decision.seen);
-      if (seen && seen === this.lastSeen) {
-        this.log(
-          n,
-          {
-            action: 'finish',
-            outcome: 'ok',
-            detail: 'the answer noted as seen on the page at two steps in a row',
-          },
-          0,
-        );
-        return this.finish(decision.seen);
-      }
-      this.lastSeen = seen;
       await this.act(n, action);
     }
     return this.stopped('max_steps');
@@ -213,9 +195,7 @@ export class AgentLoop {
     this.model = r.model;
     if (!r.valid) return { kind: 'invalid', reason: 'the answer did not match the action schema' };
     const parsed = parseAction(r.value);
-    return parsed.ok
-      ? { kind: 'action', action: parsed.action, seen: seenOf(r.value) }
-      : { kind: 'invalid', reason: parsed.error };
+    return parsed.ok ? { kind: 'action', action: parsed.action } : { kind: 'invalid', reason: parsed.error };
   }
 
   /** Checks the action against the latest snapshot and the policy, then executes it. */
@@ -397,10 +377,6 @@ export class AgentLoop {
     });
     if (s.outcome === 'error') span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
-  }
-
-  private grounded(seen: string): string {
-    return groundedSeen(seen, this.o.task, `${this.snapshot}\n${this.notes.join('\n')}`);
   }
 
   /** The last two steps were refused (a repeat that changed nothing, an unknown ref, policy). */

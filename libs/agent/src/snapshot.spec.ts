@@ -1,5 +1,5 @@
 import type { AgentStep } from '@wds/contracts';
-import { describeRef, fitSnapshot, groundedSeen, OBSERVATION_LIMITS, refsOf, renderObservation, stepLine } from './snapshot';
+import { describeRef, fitSnapshot, OBSERVATION_LIMITS, refsOf, renderObservation, stepLine } from './snapshot';
 
 const SNAP = `- generic [active] [ref=e1]:
   - heading "Shop" [level=1] [ref=e2]
@@ -84,16 +84,4 @@ describe('snapshot formatting', () => {
     );
   });
 
-  it('takes a seen note only when the page shows each word of it and it is more than the task repeated', () => {
-    const page = `${SNAP}\n  - term: Part number\n  - definition: BW-4471-Q`;
-    const task = 'Find the part number of the Blue widget';
-    expect(groundedSeen(' "BW-4471-Q". ', task, page)).toBe('bw-4471-q');
-    // A label and its value are separate lines of a snapshot.
-    expect(groundedSeen('Part  number: BW-4471-Q', task, page)).toBe('part number bw-4471-q');
-    expect(groundedSeen('BW-9999-Z', task, page)).toBe('');
-    expect(groundedSeen('Part number: BW-9999-Z', task, page)).toBe('');
-    expect(groundedSeen('', task, page)).toBe('');
-    expect(groundedSeen('Part number', task, page)).toBe('');
-    expect(groundedSeen('blue widget', task, `${page} Blue widget`)).toBe('');
-  });
 });

@@ -110,27 +110,3 @@ export function renderObservation(
   const fitted = fitSnapshot(o.snapshot, room);
   return { text: top + fitted.text, cut: fitted.cut };
 }
-
-/**
- * A step's `seen` note (the words of the page the model says answer the task), normalised, when
- * every word of it is in the page text (snapshot and text read: a snapshot shows a label and its
- * value on separate lines) and at least one word is not in the task (a name copied from the task is
- * not an answer); else "".
- */
-export function groundedSeen(seen: string, task: string, pageText: string): string {
-  const seenWords = words(seen);
-  if (seenWords.length === 0 || seenWords.join(' ').length < 2) return '';
-  const taskWords = new Set(words(task));
-  if (!seenWords.some((w) => !taskWords.has(w))) return '';
-  const page = words(pageText).join(' ');
-  return seenWords.every((w) => page.includes(w)) ? seenWords.join(' ') : '';
-}
-
-/** Lower-case words, punctuation around each cut off (inner `-`, `.`, `/` kept: codes, numbers). */
-function words(text: string): string[] {
-  return text
-    .toLowerCase()
-    .split(/\s+/)
-    .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))
-    .filter((w) => w.length > 0);
-}
