@@ -137,15 +137,19 @@ describe('LLM formats through the stack (Firecrawl JS and Python SDKs)', () => {
   it('crawl and batch scrape with summary: every page gets it at 5 credits, tokens booked under crawl / batch_scrape', async () => {
     const { default: Firecrawl } = await import('@mendable/firecrawl-js');
     const client = new Firecrawl({ apiKey: KEY, apiUrl: stack.url, timeoutMs: 600_000 } as never);
+    // One page at a time: each page's model call then has its whole scrape timeout to itself instead
+    // of queueing behind the others' at the port's concurrency cap (a CPU model under load).
     const batch = await client.batchScrape([`${site.url}/blog/a`, `${site.url}/blog/b`], {
       options: { formats: ['summary'], timeout: 300_000 },
+      maxConcurrency: 1,
       pollInterval: 2,
       timeout: 1800,
     });
     expect(batch.status).toBe('completed');
     expect(batch.data).toHaveLength(2);
     const crawl = await client.crawl(`${site.url}/blog`, {
-      limit: 3,
+      limit: 2,
+      maxConcurrency: 1,
       scrapeOptions: { formats: ['summary'], timeout: 300_000 },
       pollInterval: 2,
       timeout: 1800,
