@@ -58,6 +58,44 @@ export function escapeLineStart(s: string): string {
   return `\\${s}`;
 }
 
+/**
+ * How the paragraph in `parts[from..]` must be finished: 0 when every part is empty, 1 when its joined
+ * text is already final (what {@link finishInline} and {@link escapeLineStart} would return unchanged:
+ * no double space, no leading or trailing space or newline, no block-syntax first character), else 2.
+ * `<br>` markers are the caller's concern. Scans the parts, which are mostly one-byte source slices,
+ * instead of a joined two-byte copy.
+ */
+export function plainParagraph(parts: readonly string[], from: number): 0 | 1 | 2 {
+  let first = -1;
+  let lastCode = -1;
+  for (let i = from; i < parts.length; i++) {
+    const p = parts[i];
+    const n = p.length;
+    if (n === 0) continue;
+    const c = p.charCodeAt(0);
+    if (first === -1) {
+      first = i;
+      if (
+        c === 32 ||
+        c === 10 ||
+        c === 35 ||
+        c === 62 ||
+        c === 45 ||
+        c === 43 ||
+        c === 61 ||
+        (c >= 48 && c <= 57)
+      )
+        return 2;
+    } else if (c === 32 && lastCode === 32) {
+      return 2;
+    }
+    if (n > 1 && DOUBLE_SPACE.test(p)) return 2;
+    lastCode = p.charCodeAt(n - 1);
+  }
+  if (first === -1) return 0;
+  return lastCode === 32 || lastCode === 10 ? 2 : 1;
+}
+
 /** Joins an inline buffer into one paragraph: single spaces, `<br>` as hard breaks, two `<br>` as a paragraph break. */
 export function finishInline(parts: string[], hasBr: boolean): string {
   let s = parts.length === 1 ? parts[0] : parts.join('');
