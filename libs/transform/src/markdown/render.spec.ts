@@ -176,3 +176,21 @@ describe('markdown: links and images', () => {
     expect(kept.markdown).toBe(`![chart](${data})`);
   });
 });
+
+describe('markdown: paragraph whitespace', () => {
+  it('collapses a double space inside a text node', () => {
+    expect(md('<p>one  two <b>three</b></p>')).toBe('one two **three**');
+  });
+
+  it('collapses a double space formed where emphasis joins two text nodes', () => {
+    expect(md('<p><strong>a <span> b</span></strong> c</p>')).toBe('**a b** c');
+  });
+
+  it('collapses a double space in a link destination written in angle brackets', () => {
+    expect(md('<p>a <a href="mailto:a  b">mail</a> b</p>')).toBe('a [mail](<mailto:a b>) b');
+  });
+
+  it('collapses a double space between a text node and a link', () => {
+    expect(md('<p>see <a href="/x"> x</a> now</p>')).toBe('see [x](https://example.com/x) now');
+  });
+});

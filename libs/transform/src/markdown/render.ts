@@ -3,7 +3,17 @@ import { K, KIND_SHIFT, T } from '../dom/tags';
 import { bestSrcsetCandidate, UrlResolver } from '../urls';
 import { Sink } from './sink';
 import { renderDefinitionList, renderTable } from './structures';
-import { BR, codeSpan, collapseWs, escapeInline, flattenInline, inlineText, mdTitle, mdUrl } from './text';
+import {
+  BR,
+  codeSpan,
+  collapseWs,
+  DOUBLE_SPACE,
+  escapeInline,
+  flattenInline,
+  inlineText,
+  mdTitle,
+  mdUrl,
+} from './text';
 
 export interface MarkdownOptions {
   resolver: UrlResolver;
@@ -234,6 +244,7 @@ export class MarkdownRenderer {
     this.depth[kind]--;
     const parts = sink.inline.splice(start);
     const inner = parts.length === 1 ? parts[0] : parts.join('');
+    if (parts.length > 1 && DOUBLE_SPACE.test(inner)) sink.spaces = true;
     const first = inner.charCodeAt(0);
     const last = inner.charCodeAt(inner.length - 1);
     if (first > 32 && last > 32) {
@@ -264,7 +275,11 @@ export class MarkdownRenderer {
     if (text === '' || (PERMALINK_TEXT.test(text) && (href as string).trimStart().startsWith('#'))) return;
     const lead = joined.charCodeAt(0) === 32 ? ' ' : '';
     const trail = joined.charCodeAt(joined.length - 1) === 32 ? ' ' : '';
-    sink.inline.push(lead, `[${text}](${mdUrl(url)}${mdTitle(el.attr('title'))})`, trail);
+    // Pushed as parts: the block sink joins them once with the rest of the paragraph.
+    const dest = mdUrl(url);
+    // Only a destination with spaces (written in angle brackets) can hold a double space.
+    if (dest.charCodeAt(0) === 60 && DOUBLE_SPACE.test(dest)) sink.spaces = true;
+    sink.inline.push(lead, '[', text, '](', dest, mdTitle(el.attr('title')), ')', trail);
   }
 
   private image(el: El, sink: Sink): void {
@@ -279,6 +294,7 @@ export class MarkdownRenderer {
       if (url === null) return;
       url = mdUrl(url);
     }
+    if (DOUBLE_SPACE.test(url)) sink.spaces = true;
     sink.inline.push(`![${alt}](${url}${mdTitle(el.attr('title'))})`);
   }
 }

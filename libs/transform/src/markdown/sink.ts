@@ -13,6 +13,11 @@ export class Sink {
   inline: string[] = [];
   /** A `<br>` marker was pushed since the last paragraph (saves scanning every paragraph for one). */
   hasBr = false;
+  /**
+   * A part that may hold a double space (emphasis spanning several parts, a URL with spaces) was pushed
+   * since the last paragraph: the paragraph gets the full rewrite.
+   */
+  spaces = false;
   /** Index in `inline` where the running paragraph starts. */
   private para = 0;
   /**
@@ -35,7 +40,7 @@ export class Sink {
       inline.push(' ');
       return;
     }
-    if (!this.hasBr) {
+    if (!this.hasBr && !this.spaces) {
       const kind = plainParagraph(inline, this.para);
       if (kind === 0) {
         // Nothing but empty parts: they stay (they add nothing to the output).
@@ -52,6 +57,7 @@ export class Sink {
     }
     const s = finishInline(inline.splice(this.para), this.hasBr);
     this.hasBr = false;
+    this.spaces = false;
     if (s !== '') this.add(escapeLineStart(s), false);
   }
 

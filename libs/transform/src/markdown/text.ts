@@ -14,15 +14,17 @@ export function collapseWs(s: string): string {
 }
 
 // Regex scans are the fastest primitive V8 offers for this (native code, no per-char JS loop):
-// one test decides the common case where a text node needs no change at all.
-const NEEDS_WORK = /[\t\n\r\f\u00a0\\*_`[\]<&]/;
+// one test decides the common case where a text node needs no change at all. A double space counts
+// as work too, so that no text part ever holds one (the paragraph check then only looks at the
+// boundaries between parts).
+const NEEDS_WORK = /[\t\n\r\f\u00a0\\*_`[\]<&]| {2}/;
 const WS_TO_FIX = /[ \t\n\r\f\u00a0]{2,}|[\t\n\r\f\u00a0]/g;
 const ESCAPE_PLAIN = /[*`[\]]|<(?=[A-Za-z/!?])|\\(?=[!-/:-@[-`{-~])/g;
 const ESCAPE_UNDERSCORE = /_(?![A-Za-z0-9])|(?<![A-Za-z0-9])_/g;
 
 /**
- * Raw (entity-encoded) text to markdown: entities decoded, whitespace runs collapsed to one space
- * (runs of plain spaces are collapsed per paragraph), markdown syntax escaped.
+ * Raw (entity-encoded) text to markdown: entities decoded, whitespace runs collapsed to one space,
+ * markdown syntax escaped. The result never contains two spaces in a row.
  */
 export function inlineText(raw: string): string {
   if (!NEEDS_WORK.test(raw)) return raw;
@@ -43,7 +45,7 @@ export function escapeInline(s: string): string {
   return t.indexOf('_') === -1 ? t : t.replace(ESCAPE_UNDERSCORE, '\\_');
 }
 
-const DOUBLE_SPACE = / {2}/;
+export const DOUBLE_SPACE = / {2}/;
 
 const LINE_START = /^(?:#{1,6}(?=\s|$)|>|[-+](?=\s)|(\d+)([.)])(?=\s)|={3,}\s*$)/;
 
@@ -62,8 +64,8 @@ export function escapeLineStart(s: string): string {
  * How the paragraph in `parts[from..]` must be finished: 0 when every part is empty, 1 when its joined
  * text is already final (what {@link finishInline} and {@link escapeLineStart} would return unchanged:
  * no double space, no leading or trailing space or newline, no block-syntax first character), else 2.
- * `<br>` markers are the caller's concern. Scans the parts, which are mostly one-byte source slices,
- * instead of a joined two-byte copy.
+ * Only the parts' ends are read: a double space inside a part (none in text parts, see
+ * {@link inlineText}) and `<br>` markers are flagged by the caller ({@link Sink}).
  */
 export function plainParagraph(parts: readonly string[], from: number): 0 | 1 | 2 {
   let first = -1;
@@ -89,7 +91,6 @@ export function plainParagraph(parts: readonly string[], from: number): 0 | 1 | 
     } else if (c === 32 && lastCode === 32) {
       return 2;
     }
-    if (n > 1 && DOUBLE_SPACE.test(p)) return 2;
     lastCode = p.charCodeAt(n - 1);
   }
   if (first === -1) return 0;
