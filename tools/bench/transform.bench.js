@@ -2,7 +2,10 @@
 // Transform pipeline benchmark: @wds/transform (main-content filter + markdown + links + metadata)
 // against turndown + turndown-plugin-gfm on the same generated corpus, in one process, one core.
 // Run after building the lib: npx tsc -b libs/transform/tsconfig.build.json && node tools/bench/transform.bench.js
-// Env: BENCH_RUNS, BENCH_WARMUP, BENCH_PER_PAGE=0 (skip the per-page CPU-time table), BENCH_ENFORCE=1.
+// Env: BENCH_RUNS, BENCH_WARMUP, BENCH_PER_PAGE=0 (skip the per-page CPU-time table), BENCH_ENFORCE=1,
+// BENCH_BASELINE_DIST=<dir> (another build of libs/transform, e.g. a copy of dist/ from main: its
+// main-content pipeline is measured in the same process as an extra row and per-page column).
+const path = require('node:path');
 const os = require('node:os');
 const { performance } = require('node:perf_hooks');
 const { generateCorpus } = require('./corpus');
@@ -73,36 +76,51 @@ function cpuPerCall(fn, page, reps, rounds) {
  * Per page, CPU time of ours and of turndown+gfm, measured in alternating batches (so both see the
  * same heap and machine state), each batch long enough for process.cpuUsage's resolution.
  */
-function perPage(corpus, ours, theirs, out) {
+function perPage(corpus, ours, theirs, base, out) {
   out('');
   out('per page, CPU time (median of 5 alternating batches after one warm-up batch each):');
-  out('| page | KB | ours ms | turndown+gfm ms | x turndown |');
-  out('|---|---|---|---|---|');
-  let logSum = 0;
-  let worst = { name: '', ratio: Infinity };
+  out(
+    base === null
+      ? '| page | KB | ours ms | turndown+gfm ms | x turndown |'
+      : '| page | KB | ours ms | turndown+gfm ms | x turndown | baseline ms | baseline x turndown |',
+  );
+  out(base === null ? '|---|---|---|---|---|' : '|---|---|---|---|---|---|---|');
+  const sums = { ours: 0, base: 0 };
+  const worst = { ours: { name: '', ratio: Infinity }, base: { name: '', ratio: Infinity } };
+  const tally = (key, name, ratio) => {
+    sums[key] += Math.log(ratio);
+    if (ratio < worst[key].ratio) worst[key] = { name, ratio };
+  };
   for (const p of corpus) {
     const kb = Buffer.byteLength(p.html) / 1024;
     const repsOurs = Math.max(1, Math.round(2000 / kb));
     const repsTheirs = Math.max(1, Math.round(150 / kb));
     cpuPerCall(ours, p, repsOurs, 1);
     cpuPerCall(theirs, p, repsTheirs, 1);
+    if (base !== null) cpuPerCall(base, p, repsOurs, 1);
     const o = [];
     const t = [];
+    const b = [];
     for (let r = 0; r < 5; r++) {
       o.push(cpuPerCall(ours, p, repsOurs, 1));
       t.push(cpuPerCall(theirs, p, repsTheirs, 1));
+      if (base !== null) b.push(cpuPerCall(base, p, repsOurs, 1));
     }
     const ratio = median(t) / median(o);
-    logSum += Math.log(ratio);
-    if (ratio < worst.ratio) worst = { name: p.name, ratio };
-    out(
-      `| ${p.name} | ${kb.toFixed(0)} | ${median(o).toFixed(2)} | ${median(t).toFixed(1)} | ${ratio.toFixed(1)} |`,
-    );
+    tally('ours', p.name, ratio);
+    let row = `| ${p.name} | ${kb.toFixed(0)} | ${median(o).toFixed(2)} | ${median(t).toFixed(1)} | ${ratio.toFixed(1)} |`;
+    if (base !== null) {
+      const baseRatio = median(t) / median(b);
+      tally('base', p.name, baseRatio);
+      row += ` ${median(b).toFixed(2)} | ${baseRatio.toFixed(1)} |`;
+    }
+    out(row);
   }
   out('');
-  out(
-    `per-page ratio: geometric mean ${Math.exp(logSum / corpus.length).toFixed(1)}x, lowest ${worst.ratio.toFixed(1)}x (${worst.name})`,
-  );
+  const summary = (key) =>
+    `geometric mean ${Math.exp(sums[key] / corpus.length).toFixed(1)}x, lowest ${worst[key].ratio.toFixed(1)}x (${worst[key].name})`;
+  out(`per-page ratio: ${summary('ours')}`);
+  if (base !== null) out(`per-page ratio of the baseline build: ${summary('base')}`);
 }
 
 function main() {
@@ -145,6 +163,15 @@ function main() {
       }),
     ),
   );
+  const baseDir = process.env.BENCH_BASELINE_DIST;
+  const baseTransform = baseDir ? require(path.resolve(baseDir)).transformHtml : null;
+  if (baseTransform !== null) {
+    results.push(
+      measure(`baseline build ${baseDir} (main content + markdown + links + metadata)`, corpus, (p) =>
+        baseTransform(p.html, { url: p.url, formats, onlyMainContent: true }),
+      ),
+    );
+  }
   const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
   td.use(gfm);
   td.remove(['script', 'style', 'noscript']);
@@ -155,12 +182,12 @@ function main() {
 
   out('');
   out(
-    '| pipeline | MB/s wall (median) | MB/s CPU time (median) | p50 ms/page | p95 ms/page | max ms/page | x turndown+gfm (wall) | peak RSS MB |',
+    '| pipeline | MB/s wall (median) | MB/s CPU time (median) | p50 ms/page | p95 ms/page | max ms/page | x turndown+gfm (wall) | x turndown+gfm (CPU) | peak RSS MB |',
   );
-  out('|---|---|---|---|---|---|---|---|');
+  out('|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     out(
-      `| ${r.name} | ${r.mbps.toFixed(1)} | ${r.cpuMbps.toFixed(1)} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.max.toFixed(1)} | ${(r.mbps / baseline.mbps).toFixed(1)} | ${r.rss.toFixed(0)} |`,
+      `| ${r.name} | ${r.mbps.toFixed(1)} | ${r.cpuMbps.toFixed(1)} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.max.toFixed(1)} | ${(r.mbps / baseline.mbps).toFixed(1)} | ${(r.cpuMbps / baseline.cpuMbps).toFixed(1)} | ${r.rss.toFixed(0)} |`,
     );
   }
   if (process.env.BENCH_PER_PAGE !== '0') {
@@ -168,6 +195,9 @@ function main() {
       corpus,
       (p) => transformHtml(p.html, { url: p.url, formats, onlyMainContent: true }),
       (p) => td.turndown(p.html),
+      baseTransform === null
+        ? null
+        : (p) => baseTransform(p.html, { url: p.url, formats, onlyMainContent: true }),
       out,
     );
   }
