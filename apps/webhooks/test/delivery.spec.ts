@@ -148,7 +148,7 @@ describe('webhooks service: delivery', () => {
     await stack.publish(jobEvent(jobId, team, 'crawl.completed', webhook));
     await stack.publish(jobEvent(randomUUID(), team, 'crawl.completed', undefined));
     const got = await receiver.waitFor('/filtered', 1);
-    await new Promise((r) => setTimeout(r, 400));
+    await stack.eventsHandled();
     expect(receiver.at('/filtered').map((r) => r.body.type)).toEqual(['crawl.completed']);
     expect(got[0].body.id).toBe(jobId);
     expect((await stack.log(team, jobId)).deliveries).toHaveLength(1);
@@ -175,7 +175,8 @@ describe('webhooks service: delivery', () => {
     expect(entry.history.map((h) => h.statusCode)).toEqual([500, 500, null, 204]);
     expect(entry.history[0].error).toBe('receiver answered HTTP 500');
     expect(entry.history[2].error).toMatch(/timed out after 400 ms/);
-    await new Promise((r) => setTimeout(r, 300));
+    // Both copies of the event handled and the delivery final: no attempt can follow.
+    await stack.eventsHandled();
     expect(receiver.at('/flaky')).toHaveLength(4);
   });
 

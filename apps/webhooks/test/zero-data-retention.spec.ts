@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CONSUMERS, STREAMS, type JobEventInput } from '@wds/contracts';
+import { STREAMS, type JobEventInput } from '@wds/contracts';
 import { Database } from '@wds/database';
 import { Receiver } from './support/receiver';
 import { WebhooksStack, jobEvent } from './support/webhooks-harness';
@@ -150,10 +150,7 @@ describe('webhooks service: zero-data-retention events', () => {
       return !ids.has(noWebhook.webhookId) && !ids.has(unwanted.webhookId);
     });
     // Once the consumer has handled everything, the plain event is still there.
-    await until('the consumer to handle every event', async () => {
-      const c = await stack.client.jsm.consumers.info(CONSUMERS.webhooks.stream, CONSUMERS.webhooks.durable);
-      return c.num_pending === 0 && c.num_ack_pending === 0;
-    });
+    await stack.eventsHandled(20_000);
     expect((await inStream()).has(plainNoWebhook.webhookId)).toBe(true);
     expect(await row(noWebhook.webhookId)).toBeUndefined();
     expect(await row(unwanted.webhookId)).toBeUndefined();

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
+  CONSUMERS,
   EVENTS,
   RPC,
   type JobEventInput,
@@ -103,6 +104,24 @@ export class WebhooksStack {
       const { deliveries } = await this.log(teamId, jobId);
       if (done(deliveries)) return deliveries;
       if (Date.now() > deadline) throw new Error(`delivery log never matched: ${JSON.stringify(deliveries)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /**
+   * Resolves once the service's job-event consumer has handled every published event (nothing
+   * pending, nothing unacknowledged): the positive barrier before asserting that nothing more
+   * arrives, since an event it has not recorded by then never will be.
+   */
+  async eventsHandled(timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const c = await this.client.jsm.consumers.info(CONSUMERS.webhooks.stream, CONSUMERS.webhooks.durable);
+      if (c.num_pending === 0 && c.num_ack_pending === 0) return;
+      if (Date.now() > deadline)
+        throw new Error(
+          `job events still unhandled: ${c.num_pending} pending, ${c.num_ack_pending} unacknowledged`,
+        );
       await new Promise((r) => setTimeout(r, 50));
     }
   }
