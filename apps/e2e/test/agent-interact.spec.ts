@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { browserSessionCredits } from '@wds/contracts';
-import { freePort } from '@wds/local-infra';
 import { AGENT_TASKS, startAgentSite, type AgentSite } from '@wds/testing';
 import { callApi } from './support/http';
 import { pythonSdk } from './support/python-sdk';
-import { startE2eStack, type E2eStack, type StackProcess } from './support/stack-process';
+import { smallLocalModel, startSiteStack, type E2eStack, type StackProcess } from './support/stack-process';
 
 // Interact by prompt (the browser agent, libs/agent) through the whole stack as `npm start` runs it,
 // with its embedded llama.cpp server serving SmolLM2-135M: the loop's plumbing (step log, final
@@ -54,25 +53,15 @@ describe('interact by prompt through the stack (Firecrawl JS and Python SDKs)', 
 
   beforeAll(async () => {
     site = await startAgentSite();
-    const port = await freePort();
-    e2e = await startE2eStack({
+    e2e = await startSiteStack({
       name: 'agent-interact',
-      port,
       readyTimeoutMs: READY_TIMEOUT_MS,
+      key: KEY,
+      adminToken: ADMIN_TOKEN,
+      sites: [site],
       env: {
-        WDS_BOOTSTRAP_API_KEY: KEY,
-        WDS_ADMIN_TOKEN: ADMIN_TOKEN,
-        WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
-        WDS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
         WDS_BROWSER_PROCESSES: '1',
-        ...(PROVIDER
-          ? { WDS_LLM_BASE_URL: PROVIDER }
-          : {
-              WDS_LOCAL_MODEL: 'smollm2-135m',
-              WDS_LOCAL_MODEL_CONTEXT: '4096',
-              WDS_LLM_MAX_OUTPUT_TOKENS: '256',
-              WDS_LLM_TIMEOUT_MS: '900000',
-            }),
+        ...(PROVIDER ? { WDS_LLM_BASE_URL: PROVIDER } : smallLocalModel(256)),
         WDS_START_TIMEOUT_MS: '600000',
       },
     });

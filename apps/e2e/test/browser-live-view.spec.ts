@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { freePort } from '@wds/local-infra';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { WebSocket } from 'ws';
 import { callApi, listenLocal, type LocalServer } from './support/http';
-import { startE2eStack, type E2eStack, type StackProcess } from './support/stack-process';
+import { startSiteStack, type E2eStack, type StackProcess } from './support/stack-process';
 
 // Live views of browser sessions through the whole stack: the liveViewUrl / interactiveLiveViewUrl
 // pages opened in a separate headless Chromium (the viewer), the screencast they draw, the input the
@@ -140,17 +139,12 @@ describe('live views of browser sessions through the stack', () => {
 
   beforeAll(async () => {
     site = await startSite();
-    const port = await freePort();
-    e2e = await startE2eStack({
+    e2e = await startSiteStack({
       name: 'browser-live-view',
-      port,
       readyTimeoutMs: READY_TIMEOUT_MS,
-      env: {
-        WDS_BOOTSTRAP_API_KEY: KEY,
-        WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
-        WDS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-        WDS_BROWSER_PROCESSES: '1',
-      },
+      key: KEY,
+      sites: [site],
+      env: { WDS_BROWSER_PROCESSES: '1' },
     });
     stack = e2e.stack;
     const executablePath = ['/usr/lib/chromium/chromium-headless-shell', '/usr/bin/chromium'].find((p) =>

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { freePort } from '@wds/local-infra';
 import { chromium } from 'playwright-core';
 import { callApi, listenLocal, type LocalServer } from './support/http';
 import { pythonSdk } from './support/python-sdk';
-import { startE2eStack, type E2eStack, type StackProcess } from './support/stack-process';
+import { startSiteStack, type E2eStack, type StackProcess } from './support/stack-process';
 
 // Browser sessions and interact through the whole stack (`npm start`: gateway → browser-pool over
 // NATS, the credits ledger, sandboxed runtimes), driven by the official Firecrawl JS SDK and by
@@ -80,18 +79,13 @@ describe('browser sessions and interact through the stack', () => {
 
   beforeAll(async () => {
     site = await startCounterSite();
-    const port = await freePort();
-    e2e = await startE2eStack({
+    e2e = await startSiteStack({
       name: 'browser-sessions',
-      port,
       readyTimeoutMs: READY_TIMEOUT_MS,
-      env: {
-        WDS_BOOTSTRAP_API_KEY: KEY,
-        WDS_ADMIN_TOKEN: ADMIN_TOKEN,
-        WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
-        WDS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-        WDS_BROWSER_PROCESSES: '1',
-      },
+      key: KEY,
+      adminToken: ADMIN_TOKEN,
+      sites: [site],
+      env: { WDS_BROWSER_PROCESSES: '1' },
     });
     stack = e2e.stack;
   }, READY_TIMEOUT_MS + 10_000);

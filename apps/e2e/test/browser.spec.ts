@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { freePort } from '@wds/local-infra';
 import { FIXTURE_TEXT, startFixtureSite, type FixtureSite } from '@wds/testing';
-import { startE2eStack, type E2eStack, type StackProcess } from './support/stack-process';
+import { startSiteStack, type E2eStack, type StackProcess } from './support/stack-process';
 
 // Browser rendering through the whole stack (gateway → scraper → browser-pool → Chromium), driven by
 // the official Firecrawl JS SDK, as `npm start` runs it.
@@ -22,17 +21,12 @@ describe('browser scrapes through the stack (Firecrawl JS SDK)', () => {
 
   beforeAll(async () => {
     site = await startFixtureSite();
-    const port = await freePort();
-    e2e = await startE2eStack({
+    e2e = await startSiteStack({
       name: 'browser',
-      port,
       readyTimeoutMs: READY_TIMEOUT_MS,
-      env: {
-        WDS_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
-        WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
-        WDS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-        WDS_BROWSER_PROCESSES: '1',
-      },
+      key: BOOTSTRAP_KEY,
+      sites: [site],
+      env: { WDS_BROWSER_PROCESSES: '1' },
     });
     stack = e2e.stack;
   }, READY_TIMEOUT_MS + 10_000);

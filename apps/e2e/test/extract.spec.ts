@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { freePort } from '@wds/local-infra';
 import { compileSchema } from '@wds/llm';
 import { listenLocal, type LocalServer } from './support/http';
 import { pythonSdk } from './support/python-sdk';
-import { startE2eStack, type E2eStack, type StackProcess } from './support/stack-process';
+import { smallLocalModel, startSiteStack, type E2eStack, type StackProcess } from './support/stack-process';
 
 // Extract and agent jobs through the whole stack as `npm start` runs it, with its embedded
 // llama.cpp server (SmolLM2-135M: plumbing, not answer quality), driven by both official SDKs'
@@ -41,22 +40,16 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
       if (req.url === '/about') return html('<html><body><h1>About us</h1></body></html>');
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     });
-    const port = await freePort();
-    e2e = await startE2eStack({
+    e2e = await startSiteStack({
       name: 'extract',
-      port,
       readyTimeoutMs: READY_TIMEOUT_MS,
+      key: KEY,
+      adminToken: ADMIN_TOKEN,
+      sites: [site],
       env: {
-        WDS_BOOTSTRAP_API_KEY: KEY,
-        WDS_ADMIN_TOKEN: ADMIN_TOKEN,
-        WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
-        WDS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
         // The agent runs in a browser of the pool.
         WDS_BROWSER_PROCESSES: '1',
-        WDS_LOCAL_MODEL: 'smollm2-135m',
-        WDS_LOCAL_MODEL_CONTEXT: '4096',
-        WDS_LLM_MAX_OUTPUT_TOKENS: '128',
-        WDS_LLM_TIMEOUT_MS: '900000',
+        ...smallLocalModel(128),
         WDS_START_TIMEOUT_MS: '600000',
       },
     });

@@ -3,10 +3,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '@wds/local-infra';
 import { listenLocal, type LocalServer } from './support/http';
 import { pythonSdk } from './support/python-sdk';
-import { startE2eStack, type E2eStack, type StackProcess } from './support/stack-process';
+import { startSiteStack, type E2eStack, type StackProcess } from './support/stack-process';
 
 // The changeTracking, branding, attributes, audio and video formats through the whole stack
 // (gateway → scraper → browser-pool → Chromium, PostgreSQL snapshots, ffmpeg, artifacts), driven by
@@ -62,18 +61,13 @@ describe('page formats through the stack (Firecrawl JS and Python SDKs)', () => 
       if (req.url === '/tone.wav') return res.writeHead(200, { 'content-type': 'audio/wav' }).end(wav);
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     });
-    const port = await freePort();
-    e2e = await startE2eStack({
+    e2e = await startSiteStack({
       name: 'formats',
-      port,
       readyTimeoutMs: READY_TIMEOUT_MS,
-      env: {
-        WDS_BOOTSTRAP_API_KEY: KEY,
-        WDS_ADMIN_TOKEN: ADMIN,
-        WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
-        WDS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-        WDS_BROWSER_PROCESSES: '1',
-      },
+      key: KEY,
+      adminToken: ADMIN,
+      sites: [site],
+      env: { WDS_BROWSER_PROCESSES: '1' },
     });
     stack = e2e.stack;
   }, READY_TIMEOUT_MS + 30_000);
@@ -125,7 +119,9 @@ describe('page formats through the stack (Firecrawl JS and Python SDKs)', () => 
     expect((podcast as { attributes?: unknown }).attributes).toEqual([
       { selector: 'a[data-k]', attribute: 'href', values: ['/a'] },
     ]);
-    expect(podcast.audio).toMatch(new RegExp(`^${stack.url}/v2/artifacts/[0-9a-f-]{36}\\?expires=\\d+&signature=`));
+    expect(podcast.audio).toMatch(
+      new RegExp(`^${stack.url}/v2/artifacts/[0-9a-f-]{36}\\?expires=\\d+&signature=`),
+    );
     const mp3 = await fetch(podcast.audio!, { headers: { authorization: `Bearer ${KEY}` } });
     expect(mp3.status).toBe(200);
     expect(mp3.headers.get('content-type')).toBe('audio/mpeg');

@@ -2,11 +2,10 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { request } from 'undici';
-import { freePort } from '@wds/local-infra';
 import { compileSchema } from '@wds/llm';
 import { listenLocal, type LocalServer } from './support/http';
 import { pythonSdk } from './support/python-sdk';
-import { startE2eStack, type E2eStack, type StackProcess } from './support/stack-process';
+import { smallLocalModel, startSiteStack, type E2eStack, type StackProcess } from './support/stack-process';
 
 // The LLM formats and crawl params-preview through the whole stack as `npm start` runs it, with
 // its embedded llama.cpp server (here SmolLM2-135M: plumbing, not quality), driven by both
@@ -48,22 +47,15 @@ describe('LLM formats through the stack (Firecrawl JS and Python SDKs)', () => {
         return html(`<html><body><h1>${req.url}</h1></body></html>`);
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     });
-    const port = await freePort();
-    e2e = await startE2eStack({
+    e2e = await startSiteStack({
       name: 'llm',
-      port,
       readyTimeoutMs: READY_TIMEOUT_MS,
+      key: KEY,
+      sites: [site],
       env: {
-        WDS_BOOTSTRAP_API_KEY: KEY,
-        WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port}`,
-        WDS_PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
         WDS_BROWSER_ENABLED: 'false',
-        // npm start's embedded model, the small one.
-        WDS_LOCAL_MODEL: 'smollm2-135m',
-        WDS_LOCAL_MODEL_CONTEXT: '4096',
-        WDS_LLM_MAX_OUTPUT_TOKENS: '256',
+        ...smallLocalModel(256),
         // CPU-bound on a shared machine: no attempt is cut short.
-        WDS_LLM_TIMEOUT_MS: '900000',
         WDS_DOCS_ANSWER_TIMEOUT_MS: '600000',
         WDS_DOCS_SEARCH_TIMEOUT_MS: '600000',
         // Every service (docs-search indexes its docs at start) and the model must be up first.

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '@wds/local-infra';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 const START_SCRIPT = path.join(REPO_ROOT, 'tools', 'stack', 'start.js');
@@ -262,4 +263,49 @@ export async function startE2eStack(opts: {
     throw err;
   }
   return { stack, port: opts.port, stop };
+}
+
+/**
+ * A fresh stack on a free port for a suite that serves its own pages: the bootstrap team's key,
+ * the admin token when given, the suite's local servers on the private-network allowlist, and the
+ * stack's own address as its public base URL (`publicBaseUrl` names another; `null` leaves it
+ * unset). `env` holds what differs between suites, and wins over all of these.
+ */
+export async function startSiteStack(opts: {
+  name: string;
+  readyTimeoutMs: number;
+  key: string;
+  adminToken?: string;
+  sites: ReadonlyArray<{ port: number }>;
+  publicBaseUrl?: ((port: number) => string) | null;
+  env?: Record<string, string>;
+}): Promise<E2eStack> {
+  const port = await freePort();
+  const publicBaseUrl =
+    opts.publicBaseUrl === null ? undefined : (opts.publicBaseUrl ?? ((p) => `http://127.0.0.1:${p}`))(port);
+  return startE2eStack({
+    name: opts.name,
+    port,
+    readyTimeoutMs: opts.readyTimeoutMs,
+    env: {
+      WDS_BOOTSTRAP_API_KEY: opts.key,
+      ...(opts.adminToken ? { WDS_ADMIN_TOKEN: opts.adminToken } : {}),
+      WDS_PRIVATE_NETWORK_ALLOWLIST: opts.sites.map((s) => `127.0.0.1:${s.port}`).join(','),
+      ...(publicBaseUrl ? { WDS_PUBLIC_BASE_URL: publicBaseUrl } : {}),
+      ...opts.env,
+    },
+  });
+}
+
+/**
+ * `npm start`'s embedded model at its smallest (SmolLM2-135M: plumbing, not answer quality), with
+ * no model call cut short on a loaded machine.
+ */
+export function smallLocalModel(maxOutputTokens: number): Record<string, string> {
+  return {
+    WDS_LOCAL_MODEL: 'smollm2-135m',
+    WDS_LOCAL_MODEL_CONTEXT: '4096',
+    WDS_LLM_MAX_OUTPUT_TOKENS: String(maxOutputTokens),
+    WDS_LLM_TIMEOUT_MS: '900000',
+  };
 }
