@@ -1,11 +1,4 @@
-import { findFormat } from '@wds/contracts';
-import {
-  LLM_FORMAT_CREDITS,
-  type LlmFormat,
-  type LlmFormatInput,
-  type LlmFormatOutcome,
-  type ScrapeOptions,
-} from './llm-format';
+import { TextAnswerFormat } from './text-answer.format';
 
 const SYSTEM = [
   'You answer a question about one web page.',
@@ -16,30 +9,15 @@ const SYSTEM = [
 ].join(' ');
 
 /** `formats: [{type: 'question', question}]` → `data.answer`. */
-export class QuestionFormat implements LlmFormat {
-  readonly name = 'question';
-
-  requested(o: ScrapeOptions): boolean {
-    return findFormat(o.formats, 'question') !== undefined;
-  }
-
-  async run(input: LlmFormatInput): Promise<LlmFormatOutcome> {
-    const f = findFormat(input.options.formats, 'question')!;
-    const r = await input.llm.complete({
-      feature: 'question',
+export class QuestionFormat extends TextAnswerFormat<'question'> {
+  constructor() {
+    super({
+      type: 'question',
+      field: 'answer',
       system: SYSTEM,
-      instruction: `Question: ${f.question}`,
-      document: { text: input.markdown, source: input.url },
+      instruction: (f) => `Question: ${f.question}`,
       maxTokens: 256,
-      signal: input.signal,
+      emptyWarning: 'The model returned an empty answer.',
     });
-    const answer = r.text.trim();
-    return {
-      fields: answer ? { answer } : {},
-      warnings: answer ? r.warnings : [...r.warnings, 'The model returned an empty answer.'],
-      credits: LLM_FORMAT_CREDITS,
-      usage: r.usage,
-      model: r.model,
-    };
   }
 }

@@ -1,11 +1,4 @@
-import { findFormat } from '@wds/contracts';
-import {
-  LLM_FORMAT_CREDITS,
-  type LlmFormat,
-  type LlmFormatInput,
-  type LlmFormatOutcome,
-  type ScrapeOptions,
-} from './llm-format';
+import { TextAnswerFormat } from './text-answer.format';
 
 const SYSTEM = [
   'You summarise web pages for readers in a hurry.',
@@ -15,29 +8,15 @@ const SYSTEM = [
 ].join(' ');
 
 /** `formats: ['summary']` → `data.summary`. */
-export class SummaryFormat implements LlmFormat {
-  readonly name = 'summary';
-
-  requested(o: ScrapeOptions): boolean {
-    return findFormat(o.formats, 'summary') !== undefined;
-  }
-
-  async run(input: LlmFormatInput): Promise<LlmFormatOutcome> {
-    const r = await input.llm.complete({
-      feature: 'summary',
+export class SummaryFormat extends TextAnswerFormat<'summary'> {
+  constructor() {
+    super({
+      type: 'summary',
+      field: 'summary',
       system: SYSTEM,
-      instruction: 'Summarise this page.',
-      document: { text: input.markdown, source: input.url },
+      instruction: () => 'Summarise this page.',
       maxTokens: 320,
-      signal: input.signal,
+      emptyWarning: 'The model returned an empty summary.',
     });
-    const summary = r.text.trim();
-    return {
-      fields: summary ? { summary } : {},
-      warnings: summary ? r.warnings : [...r.warnings, 'The model returned an empty summary.'],
-      credits: LLM_FORMAT_CREDITS,
-      usage: r.usage,
-      model: r.model,
-    };
   }
 }
