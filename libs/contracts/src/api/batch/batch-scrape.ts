@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { publicBody } from '../common/public-body';
-import { normalizeHttpUrl } from '../common/url';
+import { refineUrlList, splitUrlList } from '../common/url';
 import { Document } from '../scrape/document';
 import { applyScrapeRules, scrapeOptionsShape } from '../scrape/scrape-request';
 import { WebhookOption } from '../webhooks/webhook-config';
@@ -28,32 +28,8 @@ export const BatchScrapeRequest = publicBody({
   appendToId: z.uuid().optional().describe('Add the URLs to this existing batch job'),
   zeroDataRetention: z.boolean().default(false),
 })
-  .superRefine((body, ctx) => {
-    let valid = 0;
-    body.urls.forEach((url, i) => {
-      if (normalizeHttpUrl(url) !== null) valid++;
-      else if (!body.ignoreInvalidURLs) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['urls', i],
-          message: `Invalid URL ${JSON.stringify(url.slice(0, 200))}: expected an http or https URL`,
-        });
-      }
-    });
-    if (valid === 0 && body.ignoreInvalidURLs) {
-      ctx.addIssue({ code: 'custom', path: ['urls'], message: 'No valid URL given' });
-    }
-  })
-  .transform((body) => {
-    const urls: string[] = [];
-    const invalidURLs: string[] = [];
-    for (const raw of body.urls) {
-      const url = normalizeHttpUrl(raw);
-      if (url === null) invalidURLs.push(raw);
-      else urls.push(url);
-    }
-    return { ...applyScrapeRules(body), urls, invalidURLs };
-  });
+  .superRefine((body, ctx) => refineUrlList(body.urls, body.ignoreInvalidURLs, ctx))
+  .transform((body) => ({ ...applyScrapeRules(body), ...splitUrlList(body.urls) }));
 export type BatchScrapeRequest = z.output<typeof BatchScrapeRequest>;
 export type BatchScrapeRequestInput = z.input<typeof BatchScrapeRequest>;
 

@@ -38,6 +38,39 @@ export function normalizeHttpUrl(input: string): string | null {
   return candidate;
 }
 
+/**
+ * The URL list of a batch or extract request: each URL that is not http(s) is an issue at
+ * `urls.<i>` unless `ignoreInvalid`; with `ignoreInvalid`, a list with no valid URL is one.
+ */
+export function refineUrlList(urls: readonly string[], ignoreInvalid: boolean, ctx: z.RefinementCtx): void {
+  let valid = 0;
+  urls.forEach((url, i) => {
+    if (normalizeHttpUrl(url) !== null) valid++;
+    else if (!ignoreInvalid) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['urls', i],
+        message: `Invalid URL ${JSON.stringify(url.slice(0, 200))}: expected an http or https URL`,
+      });
+    }
+  });
+  if (valid === 0 && ignoreInvalid) {
+    ctx.addIssue({ code: 'custom', path: ['urls'], message: 'No valid URL given' });
+  }
+}
+
+/** A request's URLs split into the valid ones (scheme completed, trimmed) and the rest as written. */
+export function splitUrlList(raw: readonly string[]): { urls: string[]; invalidURLs: string[] } {
+  const urls: string[] = [];
+  const invalidURLs: string[] = [];
+  for (const r of raw) {
+    const url = normalizeHttpUrl(r);
+    if (url === null) invalidURLs.push(r);
+    else urls.push(url);
+  }
+  return { urls, invalidURLs };
+}
+
 function invalidUrlMessage(value: string): string {
   const trimmed = value.trim();
   try {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { publicBody } from '../common/public-body';
-import { normalizeHttpUrl } from '../common/url';
+import { refineUrlList, splitUrlList } from '../common/url';
 import { JsonSchemaObject } from '../scrape/formats';
 import { ScrapeOptions } from '../scrape/scrape-request';
 
@@ -82,31 +82,9 @@ export const ExtractRequest = publicBody({
         message: `prompt and systemPrompt together must be at most ${JOB_PROMPT_MAX} characters`,
       });
     }
-    let valid = 0;
-    body.urls.forEach((url, i) => {
-      if (normalizeHttpUrl(url) !== null) valid++;
-      else if (!body.ignoreInvalidURLs) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['urls', i],
-          message: `Invalid URL ${JSON.stringify(url.slice(0, 200))}: expected an http or https URL`,
-        });
-      }
-    });
-    if (valid === 0 && body.ignoreInvalidURLs) {
-      ctx.addIssue({ code: 'custom', path: ['urls'], message: 'No valid URL given' });
-    }
+    refineUrlList(body.urls, body.ignoreInvalidURLs, ctx);
   })
-  .transform((body) => {
-    const urls: string[] = [];
-    const invalidURLs: string[] = [];
-    for (const raw of body.urls ?? []) {
-      const url = normalizeHttpUrl(raw);
-      if (url === null) invalidURLs.push(raw);
-      else urls.push(url);
-    }
-    return { ...body, urls, invalidURLs };
-  });
+  .transform((body) => ({ ...body, ...splitUrlList(body.urls ?? []) }));
 export type ExtractRequest = z.output<typeof ExtractRequest>;
 export type ExtractRequestInput = z.input<typeof ExtractRequest>;
 
