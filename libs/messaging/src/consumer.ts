@@ -170,12 +170,18 @@ export async function startConsumer<D extends StreamMessageDef>(
     }
   };
 
-  const beat = (m: JsMsg): void => {
-    try {
-      m.working();
-    } catch {
-      // The connection is closed: the message is the server's to redeliver now.
-    }
+  // "Still working" every heartbeatMs while the message waits or runs; stopped when it settles or,
+  // the connection being closed, when the message is the server's to redeliver (a handler that
+  // never settles must not keep a timer alive for ever).
+  const heartbeatOf = (m: JsMsg): NodeJS.Timeout => {
+    const timer = setInterval(() => {
+      try {
+        m.working();
+      } catch {
+        clearInterval(timer);
+      }
+    }, heartbeatMs);
+    return timer;
   };
 
   const pump = (): void => {
@@ -203,7 +209,7 @@ export async function startConsumer<D extends StreamMessageDef>(
         m.nak();
         return;
       }
-      waiting.push({ m, heartbeat: setInterval(() => beat(m), heartbeatMs) });
+      waiting.push({ m, heartbeat: heartbeatOf(m) });
       pump();
     },
   });

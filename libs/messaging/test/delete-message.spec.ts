@@ -1,12 +1,9 @@
 import { defineStreamMessage, type ConsumerDef, type StreamDef } from '@wds/contracts';
-import { startNats, type RunningServer } from '@wds/local-infra';
 import { createLogger } from '@wds/observability';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { z } from 'zod';
 import { Messaging } from '../src';
+import { startPrivateNats, type PrivateNats } from './support/nats-harness';
 
 const logger = createLogger({ service: 'messaging-test', level: 'silent' });
 const id = randomUUID().slice(0, 8).toUpperCase();
@@ -30,12 +27,10 @@ const CONSUMER: ConsumerDef = {
 
 describe('Messaging.deleteMessage and the consumer stream sequence (real NATS)', () => {
   let m: Messaging;
-  let nats: RunningServer;
-  let dir: string;
+  let nats: PrivateNats;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-messaging-del-'));
-    nats = await startNats({ dataDir: dir });
+    nats = await startPrivateNats('messaging-del');
     m = await Messaging.connect({ servers: nats.url, name: 'del-test', logger });
     await m.ensureStreams([EVENTS]);
   });
@@ -43,7 +38,6 @@ describe('Messaging.deleteMessage and the consumer stream sequence (real NATS)',
   afterAll(async () => {
     await m.drain();
     await nats.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('gives handlers the stream sequence, by which a message is deleted from a limits stream', async () => {

@@ -1,36 +1,20 @@
-import {
-  DeadLetter,
-  defineStreamMessage,
-  deadLetterSubject,
-  type ConsumerDef,
-  type StreamDef,
-} from '@wds/contracts';
+import { defineStreamMessage, type ConsumerDef, type StreamDef } from '@wds/contracts';
 import { createLogger } from '@wds/observability';
-import { startNats, type RunningServer } from '@wds/local-infra';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { z } from 'zod';
 import { Messaging } from '../src';
+import {
+  deadLetters as lettersIn,
+  startPrivateNats,
+  waitFor as waitUntil,
+  workStreams,
+  type PrivateNats,
+} from './support/nats-harness';
 
 const logger = createLogger({ service: 'messaging-test', level: 'silent' });
 const id = randomUUID().slice(0, 8).toUpperCase();
 
-const WORK: StreamDef = {
-  name: `T_WORK_${id}`,
-  subjects: [`t${id}.work.>`],
-  retention: 'workqueue',
-  maxAgeMs: 60_000,
-  duplicateWindowMs: 60_000,
-};
-const DLQ: StreamDef = {
-  name: `T_DLQ_${id}`,
-  subjects: [deadLetterSubject(`t${id}.work.>`)],
-  retention: 'limits',
-  maxAgeMs: 60_000,
-  duplicateWindowMs: 60_000,
-};
+const { WORK, DLQ } = workStreams('T', id);
 const Task = defineStreamMessage(`t${id}.work.>`, WORK.name, z.object({ n: z.number().int() }));
 
 function consumerDef(name: string, subject: string, extra: Partial<ConsumerDef> = {}): ConsumerDef {
@@ -44,26 +28,15 @@ function consumerDef(name: string, subject: string, extra: Partial<ConsumerDef> 
   };
 }
 
-async function waitFor<T>(fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 8000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitFor = <T>(fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 8000) =>
+  waitUntil(fn, timeoutMs);
 
 describe('Messaging on JetStream (real NATS)', () => {
   let m: Messaging;
-  let nats: RunningServer;
-  let dir: string;
+  let nats: PrivateNats;
 
   beforeAll(async () => {
-    // A private server: the dead-letter subjects here live under `wds.dlq.v1.>`, which the real
-    // WDS_DLQ_V1 stream of other suites on the shared server would overlap.
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-messaging-js-'));
-    nats = await startNats({ dataDir: dir });
+    nats = await startPrivateNats('messaging-js');
     m = await Messaging.connect({ servers: nats.url, name: 'js-test', logger });
     await m.ensureStreams([WORK, DLQ]);
   });
@@ -73,18 +46,9 @@ describe('Messaging on JetStream (real NATS)', () => {
     await m.jsm.streams.delete(DLQ.name).catch(() => undefined);
     await m.drain();
     await nats.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function deadLetters(subject: string): Promise<DeadLetter[]> {
-    const info = await m.jsm.streams.info(DLQ.name);
-    const out: DeadLetter[] = [];
-    for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
-      const msg = await m.jsm.streams.getMessage(DLQ.name, { seq }).catch(() => null);
-      if (msg && msg.subject === deadLetterSubject(subject)) out.push(DeadLetter.parse(msg.json()));
-    }
-    return out;
-  }
+  const deadLetters = (subject: string) => lettersIn(m, DLQ, subject);
 
   it('ensureStreams is idempotent and updates an existing stream', async () => {
     await m.ensureStreams([{ ...WORK, maxAgeMs: 120_000 }]);

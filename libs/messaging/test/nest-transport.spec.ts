@@ -4,22 +4,9 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import { trace } from '@opentelemetry/api';
 import { SimpleSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
-import {
-  DeadLetter,
-  ErrorCode,
-  ServiceError,
-  deadLetterSubject,
-  defineRpc,
-  defineStreamMessage,
-  type ConsumerDef,
-  type StreamDef,
-} from '@wds/contracts';
-import { startNats, type RunningServer } from '@wds/local-infra';
+import { ErrorCode, ServiceError, defineRpc, defineStreamMessage, type ConsumerDef } from '@wds/contracts';
 import { createLogger, shutdownTelemetry, startTelemetry } from '@wds/observability';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { firstValueFrom } from 'rxjs';
 import { z } from 'zod';
 import {
@@ -33,6 +20,13 @@ import {
   jetStream,
   rpc,
 } from '../src';
+import {
+  deadLetters as lettersIn,
+  startPrivateNats,
+  waitFor as waitUntil,
+  workStreams,
+  type PrivateNats,
+} from './support/nats-harness';
 
 const logger = createLogger({ service: 'transport-test', level: 'silent' });
 // Positive barriers below wait up to 20 s on a loaded machine; the test itself must outlast them.
@@ -47,20 +41,7 @@ const Add = defineRpc(
 );
 const Broken = defineRpc(`t${id}.broken`, `t${id}-broken`, z.object({}), z.object({ ok: z.literal(true) }));
 
-const WORK: StreamDef = {
-  name: `T_NEST_${id}`,
-  subjects: [`t${id}.work.>`],
-  retention: 'workqueue',
-  maxAgeMs: 60_000,
-  duplicateWindowMs: 60_000,
-};
-const DLQ: StreamDef = {
-  name: `T_NEST_DLQ_${id}`,
-  subjects: [deadLetterSubject(`t${id}.work.>`)],
-  retention: 'limits',
-  maxAgeMs: 60_000,
-  duplicateWindowMs: 60_000,
-};
+const { WORK, DLQ } = workStreams('T_NEST', id);
 const Task = defineStreamMessage(
   `t${id}.work.>`,
   WORK.name,
@@ -126,18 +107,8 @@ class Unvalidated {
 @Module({ controllers: [Unvalidated] })
 class UnvalidatedModule {}
 
-async function waitFor<T>(
-  fn: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const waitFor = <T>(fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000) =>
+  waitUntil(fn, timeoutMs);
 
 async function startApp(module: unknown, messaging: Messaging): Promise<INestApplication> {
   const app = await NestFactory.create(module as never, new FastifyAdapter(), { logger: false });
@@ -154,8 +125,7 @@ async function startApp(module: unknown, messaging: Messaging): Promise<INestApp
 
 describe('WDS transport for Nest (@MessagePattern / @EventPattern over real NATS JetStream)', () => {
   const exporter = new InMemorySpanExporter();
-  let nats: RunningServer;
-  let dir: string;
+  let nats: PrivateNats;
   let server: Messaging;
   let caller: Messaging;
   let client: WdsClientProxy;
@@ -163,8 +133,7 @@ describe('WDS transport for Nest (@MessagePattern / @EventPattern over real NATS
 
   beforeAll(async () => {
     startTelemetry({ serviceName: 'transport-test', spanProcessors: [new SimpleSpanProcessor(exporter)] });
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-nest-transport-'));
-    nats = await startNats({ dataDir: dir });
+    nats = await startPrivateNats('nest-transport');
     server = await Messaging.connect({ servers: nats.url, name: 'transport-server', logger });
     caller = await Messaging.connect({ servers: nats.url, name: 'transport-caller', logger });
     await server.ensureStreams([WORK, DLQ]);
@@ -178,7 +147,6 @@ describe('WDS transport for Nest (@MessagePattern / @EventPattern over real NATS
     await server?.drain();
     await nats?.stop();
     await shutdownTelemetry();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   beforeEach(() => {
@@ -186,15 +154,7 @@ describe('WDS transport for Nest (@MessagePattern / @EventPattern over real NATS
     seen.tasks = [];
   });
 
-  async function deadLetters(): Promise<DeadLetter[]> {
-    const info = await server.jsm.streams.info(DLQ.name);
-    const out: DeadLetter[] = [];
-    for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
-      const msg = await server.jsm.streams.getMessage(DLQ.name, { seq }).catch(() => null);
-      if (msg) out.push(DeadLetter.parse(msg.json()));
-    }
-    return out;
-  }
+  const deadLetters = () => lettersIn(server, DLQ);
 
   it('serves a @MessagePattern handler: parsed request (defaults applied), reply, context', async () => {
     await expect(firstValueFrom(client.send(Add, { a: 2, b: 3 }))).resolves.toEqual({ sum: 5 });
