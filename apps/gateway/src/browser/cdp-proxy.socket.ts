@@ -1,14 +1,12 @@
 import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { BROWSER_SESSION_RPC } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { GatewayConfig } from '../config';
-import { refuseUpgrade, spliceToReplica } from './replica-splice';
 import { wsBase } from './session-urls';
+import { SessionSocket, type SessionUpgrade } from './session-socket';
 
 /** `/v2/browser/<id>/cdp/<token>[/devtools/...]` */
 const PATH =
@@ -19,62 +17,31 @@ const PATH =
  * the token again and relays CDP to the session's Chromium under the platform's rules.
  */
 @Injectable()
-export class CdpProxySocket implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly open = new Set<Duplex>();
+export class CdpProxySocket extends SessionSocket {
+  protected readonly purpose = 'cdp';
 
   constructor(
-    private readonly adapter: HttpAdapterHost,
-    private readonly messaging: Messaging,
+    adapter: HttpAdapterHost,
+    messaging: Messaging,
     @Inject(APP_CONFIG) private readonly config: GatewayConfig,
-    @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const server = this.adapter.httpAdapter.getHttpServer() as import('node:http').Server;
-    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      const m = PATH.exec(req.url ?? '');
-      if (!m) return;
-      void this.splice(req, socket, head, m[1], m[2], m[3] ?? '/devtools/browser');
-    });
+    @Inject(LOGGER) logger: Logger,
+  ) {
+    super(adapter, messaging, logger);
   }
 
-  onApplicationShutdown(): void {
-    for (const s of this.open) s.destroy();
+  protected match(url: string): SessionUpgrade | undefined {
+    const m = PATH.exec(url);
+    return m ? { sessionId: m[1], token: m[2], rest: m[3] ?? '/devtools/browser' } : undefined;
   }
 
-  private async splice(
-    req: IncomingMessage,
-    socket: Duplex,
-    head: Buffer,
-    sessionId: string,
-    token: string,
-    devtools: string,
-  ): Promise<void> {
-    socket.on('error', () => socket.destroy());
-    let endpoint: URL;
-    try {
-      endpoint = new URL(
-        (await this.messaging.request(BROWSER_SESSION_RPC.resolve, { sessionId, token, purpose: 'cdp' }))
-          .endpoint,
-      );
-    } catch {
-      refuseUpgrade(socket);
-      return;
-    }
+  protected route(req: IncomingMessage, { sessionId, token, rest }: SessionUpgrade) {
     const host = req.headers.host ?? '127.0.0.1';
     const base =
       this.config.WDS_PUBLIC_BASE_URL?.replace(/\/+$/, '') ??
       `${(req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'}://${host}`;
-    spliceToReplica({
-      req,
-      socket,
-      head,
-      endpoint,
-      path: `/sessions/${sessionId}/${token}${devtools}`,
+    return {
+      path: `/sessions/${sessionId}/${token}${rest}`,
       headers: [`x-wds-public-ws-base: ${wsBase(base)}/v2/browser/${sessionId}/cdp/${token}`],
-      open: this.open,
-      logger: this.logger,
-      sessionId,
-    });
+    };
   }
 }

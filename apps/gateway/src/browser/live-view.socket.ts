@@ -1,12 +1,9 @@
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { BROWSER_SESSION_RPC } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { LOGGER } from '@wds/service-kit';
-import { refuseUpgrade, spliceToReplica } from './replica-splice';
+import { SessionSocket, type SessionUpgrade } from './session-socket';
 
 /** `/v2/browser/<id>/live/<viewToken>/ws` (and under `/v2/interact`). */
 const PATH = /^\/v2\/(?:browser|interact)\/([0-9a-f-]{36})\/live\/([A-Za-z0-9_-]{43})\/ws\/?(?:\?.*)?$/i;
@@ -17,56 +14,19 @@ const PATH = /^\/v2\/(?:browser|interact)\/([0-9a-f-]{36})\/live\/([A-Za-z0-9_-]
  * which checks it again and decides from it whether input is forwarded.
  */
 @Injectable()
-export class LiveViewSocket implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly open = new Set<Duplex>();
+export class LiveViewSocket extends SessionSocket {
+  protected readonly purpose = 'live';
 
-  constructor(
-    private readonly adapter: HttpAdapterHost,
-    private readonly messaging: Messaging,
-    @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const server = this.adapter.httpAdapter.getHttpServer() as import('node:http').Server;
-    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      const m = PATH.exec(req.url ?? '');
-      if (m) void this.splice(req, socket, head, m[1].toLowerCase(), m[2]);
-    });
+  constructor(adapter: HttpAdapterHost, messaging: Messaging, @Inject(LOGGER) logger: Logger) {
+    super(adapter, messaging, logger);
   }
 
-  onApplicationShutdown(): void {
-    for (const s of this.open) s.destroy();
+  protected match(url: string): SessionUpgrade | undefined {
+    const m = PATH.exec(url);
+    return m ? { sessionId: m[1].toLowerCase(), token: m[2] } : undefined;
   }
 
-  private async splice(
-    req: IncomingMessage,
-    socket: Duplex,
-    head: Buffer,
-    sessionId: string,
-    token: string,
-  ): Promise<void> {
-    socket.on('error', () => socket.destroy());
-    let endpoint: URL;
-    try {
-      const reply = await this.messaging.request(BROWSER_SESSION_RPC.resolve, {
-        sessionId,
-        token,
-        purpose: 'live',
-      });
-      endpoint = new URL(reply.endpoint);
-    } catch {
-      refuseUpgrade(socket);
-      return;
-    }
-    spliceToReplica({
-      req,
-      socket,
-      head,
-      endpoint,
-      path: `/sessions/${sessionId}/live/${token}`,
-      open: this.open,
-      logger: this.logger,
-      sessionId,
-    });
+  protected route(_req: unknown, { sessionId, token }: SessionUpgrade) {
+    return { path: `/sessions/${sessionId}/live/${token}` };
   }
 }
