@@ -205,15 +205,7 @@ export class PageRunner {
       });
       document = await this.scraper.document(job.teamId, reply);
     } catch (err) {
-      const code = codeOf(err);
-      if (TRANSIENT.has(code) && !lastAttempt) {
-        this.credits.release(hold);
-        throw err;
-      }
-      const owed = creditsOwedByFailure(err);
-      const charged =
-        owed > 0 ? await this.settle(hold, holdKey, owed, job) : (this.credits.release(hold), 0);
-      await this.finish(job, task, urlKey, { ok: false, error: describe(err), code, credits: charged });
+      await this.failed(err, job, task, urlKey, hold, holdKey, lastAttempt);
       return;
     }
     const cost: PageCost = {
@@ -241,19 +233,35 @@ export class PageRunner {
     try {
       result = await work.run();
     } catch (err) {
-      const code = codeOf(err);
-      if (TRANSIENT.has(code) && !lastAttempt) {
-        this.credits.release(hold);
-        throw err;
-      }
-      const owed = creditsOwedByFailure(err);
-      const charged =
-        owed > 0 ? await this.settle(hold, holdKey, owed, job) : (this.credits.release(hold), 0);
-      await this.finish(job, task, urlKey, { ok: false, error: describe(err), code, credits: charged });
+      await this.failed(err, job, task, urlKey, hold, holdKey, lastAttempt);
       return;
     }
     const charged = await this.settle(hold, holdKey, result.creditsUsed, job);
     await this.finish(job, task, urlKey, { ok: true, document: result.document, credits: charged });
+  }
+
+  /**
+   * A scrape or a job's own work that threw: a transient failure before the last attempt gives the
+   * hold back and rethrows (the task is redelivered); otherwise the page ends failed, charged what
+   * the failure owes (the scraper's creditsUsed on a failed scrape that cost something), else free.
+   */
+  private async failed(
+    err: unknown,
+    job: JobRow,
+    task: PageTask,
+    urlKey: string,
+    hold: CreditHold,
+    holdKey: string,
+    lastAttempt: boolean,
+  ): Promise<void> {
+    const code = codeOf(err);
+    if (TRANSIENT.has(code) && !lastAttempt) {
+      this.credits.release(hold);
+      throw err;
+    }
+    const owed = creditsOwedByFailure(err);
+    const charged = owed > 0 ? await this.settle(hold, holdKey, owed, job) : (this.credits.release(hold), 0);
+    await this.finish(job, task, urlKey, { ok: false, error: describe(err), code, credits: charged });
   }
 
   private endpointOf(job: JobRow): ActivityEndpoint {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { exitOf, findBinary, freePort, type RunningServer } from './processes';
+import { exitOf, findBinary, freePort, stopChild, type RunningServer } from './processes';
 import { LOCAL_MODELS, MODEL_RUNTIME, type LocalModel } from './model-catalogue';
 
 const PYTHON_DIR = path.join(__dirname, '..', 'python');
@@ -105,18 +105,6 @@ export interface RunningModelServer extends RunningServer {
   contextTokens: number;
   parallel: number;
   logFile: string;
-}
-
-function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }
 
 /**

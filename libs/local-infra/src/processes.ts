@@ -138,7 +138,12 @@ async function waitForPort(
   throw new Error(`${what} did not listen on port ${port} within ${timeoutMs} ms`);
 }
 
-function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> {
+/** Sends `signal` to a child process and resolves once it exited (SIGKILL after `graceMs`). */
+export function stopChild(
+  child: ChildProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+  graceMs = 10_000,
+): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-/** Every output format kind of the scrape request. */
-export const FORMAT_TYPES = [
+/** Formats that may be given as a bare string (the others need options). */
+const NAMED_FORMATS = [
   'markdown',
   'summary',
   'html',
@@ -14,27 +14,14 @@ export const FORMAT_TYPES = [
   'branding',
   'audio',
   'video',
-  'question',
-  'highlights',
-  'attributes',
 ] as const;
+
+/** Every output format kind of the scrape request: the named ones, then those that need options. */
+export const FORMAT_TYPES = [...NAMED_FORMATS, 'question', 'highlights', 'attributes'] as const;
 export type FormatType = (typeof FORMAT_TYPES)[number];
 
-/** Formats that may be given as a bare string (the others need options). */
-export const FormatName = z.enum([
-  'markdown',
-  'summary',
-  'html',
-  'rawHtml',
-  'links',
-  'images',
-  'screenshot',
-  'json',
-  'changeTracking',
-  'branding',
-  'audio',
-  'video',
-]);
+/** A format given as a bare string. */
+export const FormatName = z.enum(NAMED_FORMATS);
 export type FormatName = z.infer<typeof FormatName>;
 
 export const Viewport = z.strictObject({
