@@ -7,6 +7,11 @@ import { EXACTLY_ONE_DOCUMENT, documentOrRefShape, hasExactlyOneDocument } from 
 export const ScrapeRunRequest = z.object({
   teamId: z.string().min(1),
   requestId: z.string().min(1),
+  /**
+   * The scrape's id (`metadata.scrapeId`). Every run writes the scraper's job row under it, crawl and
+   * batch pages included (ADR 0022, decision 6): GET /v2/scrape/{id}, interact and chunked document
+   * reads work on any page, at the cost of the page's document stored by the job service as well.
+   */
   jobId: z.uuid(),
   /** The already-validated public request; parsing it again is idempotent. */
   options: ScrapeRequest,
