@@ -217,8 +217,8 @@ export class JobStore extends JobReader {
         jobId,
         pages.map((p) => p.urlKey),
         pages.map((p) => ok(p.result)),
-        pages.map((p) => (ok(p.result) ? p.result.documentJson : null)),
-        pages.map((p) => (ok(p.result) ? Buffer.byteLength(p.result.documentJson) : null)),
+        pages.map((p) => p.result.documentJson ?? null),
+        pages.map((p) => (p.result.documentJson !== undefined ? Buffer.byteLength(p.result.documentJson) : null)),
         pages.map((p) => p.result.credits),
         // PostgreSQL text cannot hold NUL; an error message quoting a page could carry one.
         pages.map((p) => (ok(p.result) ? null : p.result.error.replaceAll('\u0000', ''))),
@@ -249,6 +249,46 @@ export class JobStore extends JobReader {
       ...(r.finished ? { job: toJob(r) } : {}),
     };
     return outcomes;
+  }
+
+  /**
+   * Records a page that finished after its job ended (cancel, out of credits, the watchdog): `end()`
+   * marked it `cancelled` while it was in flight, so `finishPages` left it alone, yet its work ran
+   * and its cost is on record at billing. Its result, its credits (into the job's `credits_used`) and
+   * its counter are applied, so the job's status tells what was billed; nothing is claimed and no
+   * event is sent (the job has ended). False when the page was not such a page (still pending in a
+   * running job, or already finished: a redelivery).
+   */
+  async finishLate(jobId: string, urlKey: string, result: PageResult): Promise<boolean> {
+    return this.db.tx(async (q) => {
+      const job = await this.lock(q, jobId);
+      if (!job || job.status === 'scraping') return false;
+      const ok = result.kind === 'done';
+      const document = result.documentJson ?? null;
+      const { rowCount } = await q.query(
+        `UPDATE ${this.pages} SET status = $3, done_seq = $4, document = $5, doc_bytes = $6, credits = $7,
+           error = $8, error_code = $9, finished_at = now()
+         WHERE job_id = $1 AND url_key = $2 AND status = 'cancelled'`,
+        [
+          jobId,
+          urlKey,
+          ok ? 'done' : 'failed',
+          ok ? job.succeeded + 1 : null,
+          document,
+          document === null ? null : Buffer.byteLength(document),
+          result.credits,
+          ok ? null : result.error.replaceAll('\u0000', ''),
+          ok ? null : (result.code ?? null),
+        ],
+      );
+      if (!rowCount) return false;
+      await q.query(
+        `UPDATE ${this.jobs} SET succeeded = succeeded + $2, failed = failed + $3, credits_used = credits_used + $4
+         WHERE id = $1`,
+        [jobId, ok ? 1 : 0, ok ? 0 : 1, result.credits],
+      );
+      return true;
+    });
   }
 
   /** Ends a running job (cancel, out of credits, watchdog); false when it had already ended. */

@@ -64,4 +64,11 @@ export interface ClaimedPage extends PageCandidate {
 
 export type PageResult =
   | { kind: 'done'; documentJson: string; credits: number }
-  | { kind: 'failed'; error: string; code?: string; credits: number };
+  | {
+      kind: 'failed';
+      error: string;
+      code?: string;
+      credits: number;
+      /** What a failed job work unit still keeps (an agent run's step log and tokens); not a document of the job's results. */
+      documentJson?: string;
+    };

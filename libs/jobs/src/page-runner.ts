@@ -19,7 +19,7 @@ import type { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import type { JobEvents } from './job-events';
 import type { JobStore } from './job-store';
-import type { JobRow, PageCandidate } from './job.types';
+import type { JobRow, PageCandidate, PageResult } from './job.types';
 import { PageDispatcher } from './page-dispatcher';
 import { PageFinisher } from './page-finisher';
 import { creditsOwedByFailure, ScrapeClient } from './scrape-client';
@@ -72,9 +72,18 @@ export interface PageWork {
   /**
    * Runs the work: the document to store and its cost. Throw a ServiceError whose code is
    * SERVICE_UNAVAILABLE or INTERNAL to retry the task; any other ends the page as failed (with
-   * `details.creditsUsed` charged when the work cost something before failing).
+   * `details.creditsUsed` charged when the work cost something before failing). A result with
+   * `failure` ends the page as failed too, charging `creditsUsed` and keeping `document` on the
+   * failed page (what the work did before it failed: an agent run's steps and tokens).
    */
-  run(): Promise<{ document: Document; creditsUsed: number }>;
+  run(): Promise<PageWorkResult>;
+}
+
+/** What a job's own work ended with (see PageWork.run). */
+export interface PageWorkResult {
+  document: Document;
+  creditsUsed: number;
+  failure?: { error: string; code: string };
 }
 
 export interface PageRunnerOptions {
@@ -229,7 +238,7 @@ export class PageRunner {
   ): Promise<void> {
     const hold = await this.holdOrEnd(job, task, urlKey, Math.max(1, work.estimate), lastAttempt);
     if (!hold) return;
-    let result: { document: Document; creditsUsed: number };
+    let result: PageWorkResult;
     try {
       result = await work.run();
     } catch (err) {
@@ -237,7 +246,10 @@ export class PageRunner {
       return;
     }
     const charged = await this.settle(hold, holdKey, result.creditsUsed, job);
-    await this.finish(job, task, urlKey, { ok: true, document: result.document, credits: charged });
+    const r = result.failure
+      ? { ok: false as const, ...result.failure, document: result.document, credits: charged }
+      : { ok: true as const, document: result.document, credits: charged };
+    await this.finish(job, task, urlKey, r);
   }
 
   /**
@@ -304,19 +316,34 @@ export class PageRunner {
     urlKey: string,
     r:
       | { ok: true; document: Document; credits: number }
-      | { ok: false; error: string; code: string; credits: number },
+      | { ok: false; error: string; code: string; credits: number; document?: Document },
     after: { discovered?: PageCandidate[]; blocked?: string[] } = {},
   ): Promise<void> {
-    const documentJson = r.ok ? JSON.stringify(r.document) : '';
+    const documentJson = r.document ? JSON.stringify(r.document) : '';
+    const result: PageResult = r.ok
+      ? { kind: 'done', documentJson, credits: r.credits }
+      : {
+          kind: 'failed',
+          error: r.error,
+          code: r.code,
+          credits: r.credits,
+          ...(r.document ? { documentJson } : {}),
+        };
     const outcome = await this.finisher.finish(job.id, {
       urlKey,
-      result: r.ok
-        ? { kind: 'done', documentJson, credits: r.credits }
-        : { kind: 'failed', error: r.error, code: r.code, credits: r.credits },
+      result,
       discovered: after.discovered,
       blocked: after.blocked,
     });
-    if (!outcome.applied) return;
+    if (!outcome.applied) {
+      // Its job ended while it ran (cancel, out of credits): its cost is on record at billing, so it
+      // is counted in the job too.
+      if (await this.store.finishLate(job.id, urlKey, result)) {
+        this.jobCache.delete(job.id);
+        this.logger.info({ jobId: job.id, credits: r.credits }, 'page finished after its job ended');
+      }
+      return;
+    }
     if (!r.ok) this.logger.info({ jobId: job.id, code: r.code, depth: task.depth }, 'page failed');
     await this.dispatcher.publish(outcome.dispatch);
     await this.events.page(job, {
@@ -344,7 +371,9 @@ export class PageRunner {
       await this.events.page(job, {
         urlKey,
         success: page.status === 'done',
-        ...(document ? { document, documentBytes: page.docBytes ?? page.document?.length ?? 0 } : {}),
+        ...(document && page.status === 'done'
+          ? { document, documentBytes: page.docBytes ?? page.document?.length ?? 0 }
+          : {}),
         ...(page.status === 'failed' && page.error ? { error: page.error } : {}),
       });
     }

@@ -118,6 +118,38 @@ describe('JobStore.finishPage', () => {
     expect((await store.errors(first)).pages).toMatchObject([{ error: 'boom', code: 'SCRAPE_FAILED' }]);
   });
 
+  it('counts a page that finished after its job ended: its credits, result and counter, once', async () => {
+    const id = await startJob({ concurrency: 2 }, ['a', 'b']);
+    await store.finishPage(id, 'a', done(2));
+    // Cancelled while `b` is in flight: end() marks it cancelled, so the regular finish skips it ...
+    expect(await store.end(id, 'cancelled')).toBe(true);
+    expect(await store.finishPage(id, 'b', done(5))).toMatchObject({ applied: false });
+    expect(await store.get(id)).toMatchObject({ creditsUsed: 2, succeeded: 1 });
+    // ... and finishLate records what it cost and produced (billing has it on record).
+    expect(await store.finishLate(id, 'b', done(5))).toBe(true);
+    expect(await store.get(id)).toMatchObject({ status: 'cancelled', creditsUsed: 7, succeeded: 2 });
+    expect(
+      (await store.readDocuments(id, { skip: 0, limit: 10, maxBytes: 1e6, inlineMax: 1e6 })).map((d) => d.seq),
+    ).toEqual([1, 2]);
+    // Once: a second late finish (a redelivery) changes nothing.
+    expect(await store.finishLate(id, 'b', done(5))).toBe(false);
+    expect((await store.get(id))?.creditsUsed).toBe(7);
+
+    // A failed work unit keeps what it cost and its record (an agent run's steps and tokens).
+    const other = await startJob({ concurrency: 1 }, ['c']);
+    const failed = { kind: 'failed' as const, error: 'stopped', code: 'UPSTREAM_FAILED', credits: 3 };
+    // Not while its job runs: the regular finish does that.
+    expect(await store.finishLate(other, 'c', failed)).toBe(false);
+    expect(await store.end(other, 'failed', 'Insufficient credits to continue the job')).toBe(true);
+    expect(await store.finishLate(other, 'c', { ...failed, documentJson: '{"tokensUsed":40}' })).toBe(true);
+    expect(await store.get(other)).toMatchObject({ status: 'failed', creditsUsed: 3, failed: 1 });
+    expect(await store.finishedPage(other, 'c')).toMatchObject({
+      status: 'failed',
+      document: '{"tokensUsed":40}',
+      error: 'stopped',
+    });
+  });
+
   it('keeps a freed slot for the longest waiter rather than the job that freed it', async () => {
     const teamId = `team-${randomUUID()}`;
     const big = await startJob({ teamId, concurrency: 1, teamConcurrency: 1 }, ['b1', 'b2']);

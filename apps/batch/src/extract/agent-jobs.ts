@@ -10,17 +10,15 @@ import {
   type PageTask,
 } from '@wds/contracts';
 import { reportTokens } from '@wds/credits';
-import type { JobRow, JobStore, PageDispatcher, PageWork } from '@wds/jobs';
+import type { JobRow, JobStore, PageDispatcher, PageWork, PageWorkResult } from '@wds/jobs';
 import type { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import type { BatchConfig } from '../config';
 import { agentJobOptions, agentOptionsOf, type AgentRecord } from './extract-options';
-import { AGENT_KIND, type AgentWorkFactory } from './job-kind.hooks';
+import { AGENT_KIND, AGENT_TASK_KEY, type AgentWorkFactory } from './job-kind.hooks';
 import type { ReadExtractUseCase } from './read-extract.usecase';
 import { agentRunner, type AgentRunner } from './agent-runner';
 
-/** The agent job's single task (its page key). */
-const AGENT_TASK_KEY = 'agent';
 const TOKENS_PER_CREDIT = CREDIT_PRICES.tokensPerCredit;
 /** An agent job's browser time costs what a session costs once an interact prompt ran in it. */
 const AGENT_BROWSER_CREDITS_PER_MINUTE = CREDIT_PRICES.browserSessionPromptPerMinute;
@@ -142,7 +140,7 @@ export class AgentJobs implements AgentWorkFactory {
     return { status: status === 'scraping' ? 'processing' : status };
   }
 
-  private async run(job: JobRow): Promise<{ document: Document; creditsUsed: number }> {
+  private async run(job: JobRow): Promise<PageWorkResult> {
     const o = agentOptionsOf(job);
     const apiKey = (job.options as { apiKey?: string | null }).apiKey ?? null;
     const stopWatching = this.watchCancel(job.id);
@@ -188,17 +186,20 @@ export class AgentJobs implements AgentWorkFactory {
       finalUrl: reply.finalUrl,
       stopReason: reply.status,
     };
+    const document = record as unknown as Document;
     if (reply.status !== 'completed' || (o.schema && reply.data === undefined)) {
-      // The page is failed with the reason; its record is kept in the error for the status answer.
-      throw new ServiceError(
-        ErrorCode.UPSTREAM_FAILED,
-        agentFailure(reply.status, reply.output, !!o.schema),
-        {
-          creditsUsed,
+      // The page fails with the reason and keeps its record: the status tells the steps and the
+      // tokens of a run that ended without an answer as well.
+      return {
+        document,
+        creditsUsed,
+        failure: {
+          error: agentFailure(reply.status, reply.output, !!o.schema),
+          code: ErrorCode.UPSTREAM_FAILED,
         },
-      );
+      };
     }
-    return { document: record as unknown as Document, creditsUsed };
+    return { document, creditsUsed };
   }
 
   /**

@@ -87,6 +87,27 @@ describe('extract status replies', () => {
       error: 'step limit',
     });
   });
+
+  it('tells the tokens and steps of an agent run that ended without an answer, or was cancelled', () => {
+    const spent = {
+      output: 'The agent reached its step limit (2)',
+      steps: [{ action: 'click', target: 'e3', outcome: 'ok' }],
+      tokensUsed: 900,
+      browserMs: 4000,
+      stopReason: 'max_steps',
+    };
+    // The job completed (its one task ended) but the task failed: failed, with the run's record.
+    expect(agentReply(job('completed'), spent, { url: 'x', error: 'step limit' })).toMatchObject({
+      status: 'failed',
+      error: 'step limit',
+      tokensUsed: 900,
+      steps: spent.steps,
+      stopReason: 'max_steps',
+    });
+    expect(
+      agentReply(job('cancelled'), { ...spent, stopReason: 'cancelled' }, { url: 'x', error: 'cancelled' }),
+    ).toMatchObject({ status: 'failed', tokensUsed: 900, steps: spent.steps, stopReason: 'cancelled' });
+  });
 });
 
 describe('extract and agent credits', () => {

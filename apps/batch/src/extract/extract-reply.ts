@@ -89,9 +89,16 @@ export function agentReply(
   };
   if (job.status === 'scraping') return { ...base, status: 'processing' };
   if (job.status === 'cancelled') {
-    return { ...base, status: 'failed', error: 'The agent job was cancelled', stopReason: 'cancelled' };
+    return {
+      ...base,
+      status: 'failed',
+      error: 'The agent job was cancelled',
+      ...(record ? agentDetails(record) : {}),
+      stopReason: 'cancelled',
+    };
   }
-  if (job.status === 'failed' || !record) {
+  // A run that ended without an answer keeps its record on the failed task (steps, tokens).
+  if (job.status === 'failed' || !record || failure) {
     return {
       ...base,
       status: 'failed',

@@ -11,6 +11,8 @@ import { extractOptionsOf, extractPageRecord } from './extract-options';
 /** Job kinds the batch service runs besides batch scrapes. */
 export const EXTRACT_KIND = 'extract';
 export const AGENT_KIND = 'agent';
+/** The agent job's single task (its page key). */
+export const AGENT_TASK_KEY = 'agent';
 
 /** Credits of an extract page: one per 15 tokens of its extraction (api-v2), at least one for the scrape. */
 export function extractPageCredits(cost: PageCost): number {

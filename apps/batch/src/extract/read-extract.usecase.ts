@@ -2,7 +2,7 @@ import { ErrorCode, ServiceError, type ExtractJobReply, type JobRef } from '@wds
 import type { JobRow, JobStore } from '@wds/jobs';
 import { agentReply, extractReply, type PageFailure } from './extract-reply';
 import { extractOptionsOf, type AgentRecord, type ExtractPageRecord } from './extract-options';
-import { AGENT_KIND, EXTRACT_KIND } from './job-kind.hooks';
+import { AGENT_KIND, AGENT_TASK_KEY, EXTRACT_KIND } from './job-kind.hooks';
 
 /** Stored extract pages are small (their answer only); a job has at most 100. */
 const READ_MAX_BYTES = 64 * 1024 * 1024;
@@ -17,8 +17,8 @@ export class ReadExtractUseCase {
       url: p.url,
       error: p.error,
     }));
+    if (job.kind === AGENT_KIND) return agentReply(job, await this.agentRecord(job), failures[0]);
     const records = await this.records(job);
-    if (job.kind === AGENT_KIND) return agentReply(job, records[0] as AgentRecord | undefined, failures[0]);
     return extractReply(job, extractOptionsOf(job), records as ExtractPageRecord[], failures);
   }
 
@@ -34,6 +34,17 @@ export class ReadExtractUseCase {
     if (job.teamId !== ref.teamId)
       throw new ServiceError(ErrorCode.FORBIDDEN, 'This job belongs to another team');
     return job;
+  }
+
+  /** The agent run's record: kept whether the run answered or not (then on the failed task). */
+  private async agentRecord(job: JobRow): Promise<AgentRecord | undefined> {
+    const page = await this.store.finishedPage(job.id, AGENT_TASK_KEY);
+    if (!page?.document) return undefined;
+    try {
+      return JSON.parse(page.document) as AgentRecord;
+    } catch {
+      return undefined;
+    }
   }
 
   private async records(job: JobRow): Promise<unknown[]> {
