@@ -291,6 +291,18 @@ export class JobStore extends JobReader {
     });
   }
 
+  /**
+   * Marks a page whose work is still running as freshly dispatched, so the watchdog does not
+   * publish its task again (`stalledDispatches`) while a live worker is on it: a job's own work
+   * (an agent run, minutes long) may outlast the redispatch delay.
+   */
+  async touchDispatched(jobId: string, urlKey: string): Promise<void> {
+    await this.db.query(
+      `UPDATE ${this.pages} SET dispatched_at = now() WHERE job_id = $1 AND url_key = $2 AND status = 'dispatched'`,
+      [jobId, urlKey],
+    );
+  }
+
   /** Ends a running job (cancel, out of credits, watchdog); false when it had already ended. */
   async end(jobId: string, status: Exclude<JobStatus, 'scraping'>, error?: string): Promise<boolean> {
     const { ended } = await this.withWake<{ ended: boolean } & Waking>(async (q) => {

@@ -27,6 +27,8 @@ import { creditsOwedByFailure, ScrapeClient } from './scrape-client';
 /** Errors that say nothing about the page: retry the task (the scraper or billing is away). */
 const TRANSIENT: ReadonlySet<string> = new Set([ErrorCode.SERVICE_UNAVAILABLE, ErrorCode.INTERNAL]);
 const JOB_CACHE_MS = 1000;
+/** How often a page whose work is running is marked as freshly dispatched (below any redispatch delay). */
+const WORK_TOUCH_MS = 2000;
 /**
  * Redelivery delays of a task that failed transiently, by delivery: a scraper, billing or
  * PostgreSQL that was killed is back within seconds, and its pages resume within 2 s of that (they
@@ -239,11 +241,14 @@ export class PageRunner {
     const hold = await this.holdOrEnd(job, task, urlKey, Math.max(1, work.estimate), lastAttempt);
     if (!hold) return;
     let result: PageWorkResult;
+    const stopTouching = this.keepDispatched(job.id, urlKey);
     try {
       result = await work.run();
     } catch (err) {
       await this.failed(err, job, task, urlKey, hold, holdKey, lastAttempt);
       return;
+    } finally {
+      stopTouching();
     }
     const charged = await this.settle(hold, holdKey, result.creditsUsed, job);
     const r = result.failure
@@ -274,6 +279,21 @@ export class PageRunner {
     const owed = creditsOwedByFailure(err);
     const charged = owed > 0 ? await this.settle(hold, holdKey, owed, job) : (this.credits.release(hold), 0);
     await this.finish(job, task, urlKey, { ok: false, error: describe(err), code, credits: charged });
+  }
+
+  /**
+   * While a job's own work runs, its page is kept freshly dispatched (every WORK_TOUCH_MS), so the
+   * watchdog's redispatch does not start the same work a second time beside it; a dead worker stops
+   * touching and its page is redispatched as usual.
+   */
+  private keepDispatched(jobId: string, urlKey: string): () => void {
+    const timer = setInterval(() => {
+      this.store
+        .touchDispatched(jobId, urlKey)
+        .catch((err: unknown) => this.logger.warn({ err, jobId }, 'could not mark the work in progress'));
+    }, WORK_TOUCH_MS);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   private endpointOf(job: JobRow): ActivityEndpoint {

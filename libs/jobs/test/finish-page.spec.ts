@@ -150,6 +150,20 @@ describe('JobStore.finishPage', () => {
     });
   });
 
+  it('keeps a page whose work still runs out of the redispatch (touchDispatched)', async () => {
+    const id = await startJob({ concurrency: 1 }, ['w']);
+    const age = () =>
+      db.query(`UPDATE ${SCHEMA}.job_pages SET dispatched_at = now() - interval '1 hour' WHERE job_id = $1`, [id]);
+    await age();
+    const stalled = async () =>
+      (await store.stalledDispatches(60_000, 1000)).filter((p) => p.jobId === id).map((p) => p.urlKey);
+    // stalledDispatches marks what it returns as dispatched again: age the page before each look.
+    expect(await stalled()).toEqual(['w']);
+    await age();
+    await store.touchDispatched(id, 'w');
+    expect(await stalled()).toEqual([]);
+  });
+
   it('keeps a freed slot for the longest waiter rather than the job that freed it', async () => {
     const teamId = `team-${randomUUID()}`;
     const big = await startJob({ teamId, concurrency: 1, teamConcurrency: 1 }, ['b1', 'b2']);
