@@ -1,4 +1,5 @@
-import { compileSchema, LlmError } from '@wds/llm';
+import { compileSchema, LlmError, NO_USAGE } from '@wds/llm';
+import type { AgentRunResult } from '@wds/agent';
 import {
   agentCancelRpc,
   ErrorCode,
@@ -9,12 +10,14 @@ import {
 import type { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import type { BrowserContextOptions } from 'playwright-core';
-import type { BrowserPool } from '../pool/browser-pool';
+import { LostBrowserError, type BrowserPool } from '../pool/browser-pool';
 import type { JobContext } from '../render/job-context';
 import type { BrowserAgent } from './browser-agent';
 
 /** Beyond the run's deadline: closing the context, the reply. */
 const CLOSE_MARGIN_MS = 10_000;
+/** How long a run whose browser died gets to stop (its model call is aborted at once). */
+const LOST_RUN_STOP_MS = 5000;
 
 export interface AgentContextSpec {
   key?: string;
@@ -79,26 +82,49 @@ export class RunAgentUseCase {
     try {
       const started = this.now();
       const deadline = started + req.timeoutMs;
-      const { result, browserMs } = await this.pool.run(
-        { key: this.spec.key, options: this.spec.options, deadline: deadline + CLOSE_MARGIN_MS },
-        async (job) => {
-          // The context's route guard refuses everything until bound: the agent's pages get the
-          // network policy and ad/tracker blocking on every request.
-          job.guard.bind({ blockAds: true, blocked: { policy: 0, ads: 0 } });
-          const t0 = this.now();
-          const result = await this.agent.run(job.page, {
-            task: req.prompt,
-            schema: req.schema,
-            maxSteps: req.maxSteps,
-            deadline,
-            policy: { allowedDomains: req.allowedDomains },
-            startUrls: req.urls,
-            maxTokens: req.maxTokens,
-            signal: abort.signal,
+      const spec = {
+        key: this.spec.key,
+        options: this.spec.options,
+        deadline: deadline + CLOSE_MARGIN_MS,
+        // Its clicks and form submissions may already have changed the site: never repeated blindly.
+        rerunOnLostBrowser: false,
+      };
+      const attempt = async (retry: boolean): Promise<{ result: AgentRunResult; browserMs: number }> => {
+        let running: { result: Promise<AgentRunResult>; t0: number } | undefined;
+        try {
+          return await this.pool.run(spec, async (job) => {
+            // The context's route guard refuses everything until bound: the agent's pages get the
+            // network policy and ad/tracker blocking on every request.
+            job.guard.bind({ blockAds: true, blocked: { policy: 0, ads: 0 } });
+            const t0 = this.now();
+            running = {
+              t0,
+              result: this.agent.run(job.page, {
+                task: req.prompt,
+                schema: req.schema,
+                maxSteps: req.maxSteps,
+                deadline,
+                policy: { allowedDomains: req.allowedDomains },
+                startUrls: req.urls,
+                maxTokens: req.maxTokens,
+                signal: abort.signal,
+              }),
+            };
+            const result = await running.result;
+            return { result, browserMs: Math.max(0, Math.round(this.now() - t0)) };
           });
-          return { result, browserMs: Math.max(0, Math.round(this.now() - t0)) };
-        },
-      );
+        } catch (err) {
+          if (!(err instanceof LostBrowserError)) throw err;
+          // Lost before the agent started: nothing was done on a site, it may start on the new browser.
+          if (!running) {
+            if (retry && this.now() < deadline) return attempt(false);
+            throw err.cause;
+          }
+          const result = await this.afterLostBrowser(req, running.result, abort);
+          return { result, browserMs: Math.max(0, Math.round(this.now() - running.t0)) };
+        }
+      };
+      const { result, browserMs } = await attempt(true);
       this.logger.info(
         {
           jobId: req.jobId,
@@ -135,4 +161,41 @@ export class RunAgentUseCase {
       this.running--;
     }
   }
+
+  /**
+   * The browser died under the run. It is not run again (its actions may have changed the site, a
+   * form sent twice is worse than an error): the loop, still going on a dead page, is stopped, and
+   * the run ends `failed` with what it did and the tokens it spent, which the caller bills.
+   */
+  private async afterLostBrowser(
+    req: AgentRunRequest,
+    running: Promise<AgentRunResult>,
+    abort: AbortController,
+  ): Promise<AgentRunResult> {
+    abort.abort();
+    let timer: NodeJS.Timeout | undefined;
+    const partial = await Promise.race([
+      running.catch(() => undefined),
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), LOST_RUN_STOP_MS);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    this.logger.warn(
+      { jobId: req.jobId, teamId: req.teamId, steps: partial?.steps.length, tokens: partial?.usage.totalTokens },
+      'browser lost during an agent run; not run again',
+    );
+    if (partial?.status === 'completed') return partial;
+    const steps = partial?.steps ?? [];
+    return {
+      status: 'failed',
+      output: `The browser crashed during the run, after ${steps.length} steps; the run was stopped and not repeated, because its actions may already have changed the site: start a new job to try again.`,
+      steps,
+      usage: partial?.usage ?? NO_USAGE,
+      model: partial?.model ?? this.agent.model,
+      finalUrl: partial?.finalUrl ?? '',
+      finalSnapshot: '',
+      warnings: partial?.warnings ?? [],
+    };
+  }
+
 }

@@ -38,6 +38,11 @@ export interface JobSpec {
   options: BrowserContextOptions;
   /** Epoch ms after which waiting for a browser is pointless. */
   deadline: number;
+  /**
+   * False: a job that lost its browser is not run again on the replacement; it fails with a
+   * LostBrowserError (a job that acts on a site, an agent run, must not be repeated blindly).
+   */
+  rerunOnLostBrowser?: boolean;
 }
 
 interface Entry {
@@ -129,6 +134,7 @@ export class BrowserPool<C> {
       try {
         return await this.runOnce(spec, job);
       } catch (err) {
+        if (err instanceof LostBrowserError && spec.rerunOnLostBrowser === false) throw err;
         if (!(err instanceof LostBrowserError) || this.now() >= spec.deadline) throw unwrap(err);
         // The browser died under the job (crash, OOM kill): it is being replaced, run the job there.
         this.logger.warn({ err: err.cause }, 'browser lost during a job; running it again');
@@ -343,7 +349,8 @@ export class BrowserPool<C> {
   }
 }
 
-class LostBrowserError extends Error {
+/** The browser died under a job (crash, OOM kill); `cause` is what the job saw. */
+export class LostBrowserError extends Error {
   constructor(override readonly cause: unknown) {
     super('browser lost');
   }

@@ -18,6 +18,7 @@ import {
 } from '@wds/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { defaultChromiumPath } from '../../src/pool/browser-launcher';
+import { BrowserPool } from '../../src/pool/browser-pool';
 import { startBrowserPool, type PoolHarness } from '../support/pool-harness';
 
 // CPU-bound model steps on a shared 2-core machine: generous budgets, no timing assertions.
@@ -237,6 +238,31 @@ describe('wds.browser-pool.v1.agent.run with a real model server (SmolLM2: plumb
     expect(reply.browserMs).toBeGreaterThan(0);
     // Its cancel subject is gone with it, and its agent slot (WDS_AGENT_RUNS=1) and context are free.
     expect(await cancel().catch((e: unknown) => (e as ServiceError).code)).toBe('SERVICE_UNAVAILABLE');
+    const next = await run({ maxSteps: 1 });
+    expect(next.steps).toHaveLength(1);
+  });
+
+  it('does not run an agent run again when its browser dies: it ends failed with what it spent', async () => {
+    const pool$ = pool.service.app.get(BrowserPool, { strict: false }) as BrowserPool<unknown>;
+    const crashes = pool$.stats().crashes;
+    const opened = site.hits('/');
+    const running = run({ timeoutMs: 600_000 });
+    // In flight once its start page was served (the model is asked right after): kill its browser.
+    const until = Date.now() + 300_000;
+    while (site.hits('/') === opened) {
+      if (Date.now() > until) throw new Error('the agent never opened its start page');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const [pid] = pool$.browserPids();
+    process.kill(pid, 'SIGKILL');
+    const reply = await running;
+    expect(reply.status).toBe('failed');
+    expect(reply.output).toMatch(/browser crashed during the run.*not repeated/);
+    // Not started again on the replacement browser: the start page was opened once.
+    expect(site.hits('/')).toBe(opened + 1);
+    expect(reply.browserMs).toBeGreaterThan(0);
+    expect(pool$.stats().crashes).toBe(crashes + 1);
+    // The replacement serves the next run.
     const next = await run({ maxSteps: 1 });
     expect(next.steps).toHaveLength(1);
   });
