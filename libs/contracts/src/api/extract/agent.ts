@@ -26,23 +26,29 @@ export const AgentRequest = publicBody({
   strictConstrainToURLs: z
     .boolean()
     .optional()
-    .describe('Accepted; the agent never leaves the network policy and opens no other tabs'),
+    .describe('Keep navigation on the hosts of `urls` (which it then requires)'),
   model: z.string().max(100).optional().describe('Accepted; the configured LLM runs every job'),
   effort: z.enum(['low', 'medium', 'high']).optional().describe('low: 10 steps, medium: 18, high: 25'),
   zeroDataRetention: z.boolean().optional(),
   webhook: notAvailable('webhook: agent jobs send no webhooks here; poll GET /v2/agent/{id}'),
   threatProtection: notAvailable('threatProtection is not available on this service'),
   auditMetadata: z
-    .object({ username: z.string().max(500).optional() })
+    .object({ username: z.string().max(1024).optional() })
     .optional()
     .describe('Accepted, not stored'),
   threadId: notAvailable('threadId: agent threads are not available on this service'),
-  mode: z.enum(['extract']).optional().describe('Only `extract`; `chat` threads are not available'),
+  mode: z
+    .enum(['extract'], { error: 'mode: only `extract`; chat mode (threads) is not available on this service' })
+    .optional()
+    .describe('Only `extract`; `chat` threads are not available'),
   exchange: notAvailable('exchange is not available on this service'),
   location: z
     .object({ country: z.string().max(10).optional() })
     .optional()
     .describe('Accepted; no geo proxies'),
+}).refine((b) => !b.strictConstrainToURLs || (b.urls?.length ?? 0) > 0, {
+  path: ['strictConstrainToURLs'],
+  message: 'strictConstrainToURLs needs urls: navigation is kept on the hosts of the URLs given',
 });
 export type AgentRequest = z.output<typeof AgentRequest>;
 export type AgentRequestInput = z.input<typeof AgentRequest>;
