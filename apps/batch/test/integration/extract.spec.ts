@@ -293,6 +293,49 @@ describe('extract jobs through the gateway (real services and a real model serve
     }
   };
 
+  type PoolRun = { status: string; steps: number; tokens: number; ms: number };
+  /** The browser pool's log line for the end of the job's run. */
+  const poolRun = async (id: string): Promise<PoolRun> => {
+    const until = Date.now() + JOB_TIMEOUT_MS;
+    for (;;) {
+      const found = pool
+        .output()
+        .split('\n')
+        .filter((l) => l.includes(id) && l.includes('agent run finished') && l.trimEnd().endsWith('}'))
+        .map((l) => JSON.parse(l) as PoolRun)[0];
+      if (found) return found;
+      if (Date.now() > until) throw new Error(`no end of the run: ${pool.output().slice(-2000)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+
+  /** Billing's credits for the job, once recorded (one `agent` row). */
+  const billedAgent = async (id: string): Promise<number> => {
+    const until = Date.now() + 120_000;
+    for (;;) {
+      const { rows } = await stack.db.query<{ endpoint: string; credits: number }>(
+        'SELECT endpoint, sum(amount)::int AS credits FROM billing.usage WHERE job_id = $1 GROUP BY endpoint',
+        [id],
+      );
+      if (rows.length > 0) {
+        expect(rows).toEqual([{ endpoint: 'agent', credits: expect.any(Number) }]);
+        return rows[0].credits;
+      }
+      if (Date.now() > until) throw new Error(`nothing billed for agent job ${id}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+
+  /** The agent job's status once its creditsUsed is `credits` (or the last one read after a minute). */
+  const agentStatusAt = async (id: string, credits: number) => {
+    const until = Date.now() + 60_000;
+    for (;;) {
+      const res = await stack.call('GET', `/v2/agent/${id}`, { key: team.apiKey });
+      if (res.body.creditsUsed === credits || Date.now() > until) return res.body;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
+
   it(
     'runs an agent job in the browser pool: step log, credits within maxCredits, activity agent',
     async () => {
@@ -317,6 +360,8 @@ describe('extract jobs through the gateway (real services and a real model serve
       expect(await usageOf(res.body.id, done.creditsUsed)).toEqual(
         done.creditsUsed > 0 ? [{ endpoint: 'agent', credits: done.creditsUsed }] : [],
       );
+      // Every token the run spent is in its status, whether it answered or not.
+      expect(done.tokensUsed).toBe((await poolRun(res.body.id)).tokens);
       // api-v2's activity table reads agent jobs through GET /v2/extract/{id}.
       const viaExtract = await read(res.body.id);
       expect(viaExtract.body).toMatchObject({ status: done.status, creditsUsed: done.creditsUsed });
@@ -338,7 +383,7 @@ describe('extract jobs through the gateway (real services and a real model serve
       expect(res.status).toBe(200);
       const id = res.body.id as string;
       // In flight once the pool opened its start page (the model is asked right after).
-      let until = Date.now() + JOB_TIMEOUT_MS;
+      const until = Date.now() + JOB_TIMEOUT_MS;
       while (agentSite.hits('/') === opened) {
         if (Date.now() > until) throw new Error('the agent run never opened its start page');
         await new Promise((r) => setTimeout(r, 100));
@@ -348,40 +393,54 @@ describe('extract jobs through the gateway (real services and a real model serve
         body: { success: true },
       });
       // The pool's run ends as cancelled, with at most the step in progress logged.
-      let finished: { status: string; steps: number; tokens: number; ms: number } | undefined;
-      until = Date.now() + JOB_TIMEOUT_MS;
-      while (!finished) {
-        finished = pool
-          .output()
-          .split('\n')
-          .filter((l) => l.includes(id) && l.includes('agent run finished') && l.trimEnd().endsWith('}'))
-          .map((l) => JSON.parse(l) as { status: string; steps: number; tokens: number; ms: number })[0];
-        if (!finished && Date.now() > until) throw new Error(`no end of the run: ${pool.output().slice(-2000)}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      const finished = await poolRun(id);
       expect(finished.status).toBe('cancelled');
       expect(finished.steps).toBeLessThanOrEqual(1);
       // Billed once under `agent`: the tokens it spent (15 per credit) and its browser time (7 a
       // minute, by the second), which is at most the run's whole time in the pool.
-      let rows: { endpoint: string; credits: number }[] = [];
-      until = Date.now() + 120_000;
-      while (rows.length === 0 && Date.now() < until) {
-        rows = (
-          await stack.db.query<{ endpoint: string; credits: number }>(
-            'SELECT endpoint, sum(amount)::int AS credits FROM billing.usage WHERE job_id = $1 GROUP BY endpoint',
-            [id],
-          )
-        ).rows;
-        if (rows.length === 0) await new Promise((r) => setTimeout(r, 200));
-      }
-      expect(rows).toEqual([{ endpoint: 'agent', credits: expect.any(Number) }]);
+      const billed = await billedAgent(id);
       const tokenCredits = finished.tokens / 15;
-      expect(rows[0].credits).toBeGreaterThanOrEqual(Math.max(1, Math.ceil(tokenCredits)));
-      expect(rows[0].credits).toBeLessThanOrEqual(
+      expect(billed).toBeGreaterThanOrEqual(Math.max(1, Math.ceil(tokenCredits)));
+      expect(billed).toBeLessThanOrEqual(
         Math.max(1, Math.ceil(tokenCredits + (Math.ceil(finished.ms / 1000) * 7) / 60)),
       );
-      const after = await stack.call('GET', `/v2/agent/${id}`, { key: team.apiKey });
-      expect(after.body).toMatchObject({ success: true, status: 'failed', stopReason: 'cancelled' });
+      // The status counts what was billed: the run finished after its job had ended (cancelled).
+      const after = await agentStatusAt(id, billed);
+      expect(after).toMatchObject({
+        success: true,
+        status: 'failed',
+        stopReason: 'cancelled',
+        creditsUsed: billed,
+        tokensUsed: finished.tokens,
+      });
+    },
+    JOB_TIMEOUT_MS * 2,
+  );
+
+  it(
+    'a run that ends without an answer (its token budget spent) tells the tokens and credits billed and its steps',
+    async () => {
+      // 6,000 tokens: room for a step or two of a 4,096-token context, not for ten (effort low).
+      const maxCredits = 400;
+      const res = await stack.call('POST', '/v2/agent', {
+        key: team.apiKey,
+        json: { prompt: AGENT_TASKS[0].prompt, urls: [`${agentSite.url}/`], maxCredits, effort: 'low' },
+      });
+      expect(res.status).toBe(200);
+      const done = await waitAgent(res.body.id);
+      const run = await poolRun(res.body.id);
+      const billed = await billedAgent(res.body.id);
+      expect(billed).toBeLessThanOrEqual(maxCredits);
+      expect({ creditsUsed: done.creditsUsed, tokensUsed: done.tokensUsed }).toEqual({
+        creditsUsed: billed,
+        tokensUsed: run.tokens,
+      });
+      if (run.status !== 'completed') {
+        // No answer (the budget spent, or on a loaded machine the deadline): the status still tells
+        // the run's steps and tokens (they were lost before: only a completed run kept its record).
+        expect(done).toMatchObject({ status: 'failed', stopReason: run.status });
+        expect(done.steps).toHaveLength(run.steps);
+      }
     },
     JOB_TIMEOUT_MS * 2,
   );
