@@ -218,7 +218,9 @@ export class JobStore extends JobReader {
         pages.map((p) => p.urlKey),
         pages.map((p) => ok(p.result)),
         pages.map((p) => p.result.documentJson ?? null),
-        pages.map((p) => (p.result.documentJson !== undefined ? Buffer.byteLength(p.result.documentJson) : null)),
+        pages.map((p) =>
+          p.result.documentJson !== undefined ? Buffer.byteLength(p.result.documentJson) : null,
+        ),
         pages.map((p) => p.result.credits),
         // PostgreSQL text cannot hold NUL; an error message quoting a page could carry one.
         pages.map((p) => (ok(p.result) ? null : p.result.error.replaceAll('\u0000', ''))),

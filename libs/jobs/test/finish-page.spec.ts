@@ -129,7 +129,9 @@ describe('JobStore.finishPage', () => {
     expect(await store.finishLate(id, 'b', done(5))).toBe(true);
     expect(await store.get(id)).toMatchObject({ status: 'cancelled', creditsUsed: 7, succeeded: 2 });
     expect(
-      (await store.readDocuments(id, { skip: 0, limit: 10, maxBytes: 1e6, inlineMax: 1e6 })).map((d) => d.seq),
+      (await store.readDocuments(id, { skip: 0, limit: 10, maxBytes: 1e6, inlineMax: 1e6 })).map(
+        (d) => d.seq,
+      ),
     ).toEqual([1, 2]);
     // Once: a second late finish (a redelivery) changes nothing.
     expect(await store.finishLate(id, 'b', done(5))).toBe(false);
@@ -153,7 +155,9 @@ describe('JobStore.finishPage', () => {
   it('keeps a page whose work still runs out of the redispatch (touchDispatched)', async () => {
     const id = await startJob({ concurrency: 1 }, ['w']);
     const age = () =>
-      db.query(`UPDATE ${SCHEMA}.job_pages SET dispatched_at = now() - interval '1 hour' WHERE job_id = $1`, [id]);
+      db.query(`UPDATE ${SCHEMA}.job_pages SET dispatched_at = now() - interval '1 hour' WHERE job_id = $1`, [
+        id,
+      ]);
     await age();
     const stalled = async () =>
       (await store.stalledDispatches(60_000, 1000)).filter((p) => p.jobId === id).map((p) => p.urlKey);

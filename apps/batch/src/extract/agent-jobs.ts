@@ -146,15 +146,15 @@ export class AgentJobs implements AgentWorkFactory {
     const stopWatching = this.watchCancel(job.id);
     const reply = await this.runner
       .run({
-      teamId: job.teamId,
-      jobId: job.id,
-      prompt: o.prompt,
-      urls: o.urls,
-      ...(o.schema ? { schema: o.schema } : {}),
-      maxSteps: o.maxSteps,
-      timeoutMs: agentTimeoutMs(o.maxCredits, this.config.WDS_AGENT_TIMEOUT_MS),
-      ...(o.allowedDomains ? { allowedDomains: o.allowedDomains } : {}),
-      zeroDataRetention: job.zeroDataRetention,
+        teamId: job.teamId,
+        jobId: job.id,
+        prompt: o.prompt,
+        urls: o.urls,
+        ...(o.schema ? { schema: o.schema } : {}),
+        maxSteps: o.maxSteps,
+        timeoutMs: agentTimeoutMs(o.maxCredits, this.config.WDS_AGENT_TIMEOUT_MS),
+        ...(o.allowedDomains ? { allowedDomains: o.allowedDomains } : {}),
+        zeroDataRetention: job.zeroDataRetention,
         maxTokens: agentMaxTokens(o.maxCredits),
       })
       .finally(stopWatching);

@@ -181,7 +181,12 @@ export class RunAgentUseCase {
       }),
     ]).finally(() => clearTimeout(timer));
     this.logger.warn(
-      { jobId: req.jobId, teamId: req.teamId, steps: partial?.steps.length, tokens: partial?.usage.totalTokens },
+      {
+        jobId: req.jobId,
+        teamId: req.teamId,
+        steps: partial?.steps.length,
+        tokens: partial?.usage.totalTokens,
+      },
       'browser lost during an agent run; not run again',
     );
     if (partial?.status === 'completed') return partial;
@@ -197,5 +202,4 @@ export class RunAgentUseCase {
       warnings: partial?.warnings ?? [],
     };
   }
-
 }

@@ -38,7 +38,9 @@ export const AgentRequest = publicBody({
     .describe('Accepted, not stored'),
   threadId: notAvailable('threadId: agent threads are not available on this service'),
   mode: z
-    .enum(['extract'], { error: 'mode: only `extract`; chat mode (threads) is not available on this service' })
+    .enum(['extract'], {
+      error: 'mode: only `extract`; chat mode (threads) is not available on this service',
+    })
     .optional()
     .describe('Only `extract`; `chat` threads are not available'),
   exchange: notAvailable('exchange is not available on this service'),
