@@ -12,6 +12,7 @@ import {
   PageTask,
   type ScrapeRequestInput,
   type ScrapeRunReply,
+  type ScrapeRunRequestInput,
   type StreamMessageDef,
 } from '@wds/contracts';
 import { CreditBlocks, type CreditHold } from '@wds/credits';
@@ -43,6 +44,8 @@ export interface PageJobHooks {
    * `url`: the runner validates a job's options once and reuses them (see PageRunner.options).
    */
   scrapeRequest(job: JobRow, task: PageTask): ScrapeRequestInput;
+  /** What the scraper is told about this page besides its options (default: nothing). */
+  scrapeContext?(job: JobRow, task: PageTask): PageScrapeContext;
   /** After a successful scrape: the document to store, and pages to add (crawl links). */
   afterScrape(
     job: JobRow,
@@ -59,7 +62,18 @@ export interface PageJobHooks {
    * to scrape. It gets the same credit hold, charge-once key, retries and finish as a page.
    */
   work?(job: JobRow, task: PageTask): PageWork | undefined;
+  /**
+   * A job that is not seeded yet has no page left queued or in flight: its service adds the rest
+   * of its start pages now (a crawl's change-tracking re-check) and seeds it. Called after the page
+   * finish that drained it, and again on a redelivery of a finished page of such a job (the
+   * process may have died before the call); the service's handling must be idempotent. The
+   * watchdog's `reseed` of an idle unseeded job is the last resort.
+   */
+  drained?(job: JobRow): Promise<void>;
 }
+
+/** Per-page fields of the scrape request that are not scrape options. */
+export type PageScrapeContext = Pick<ScrapeRunRequestInput, 'hiddenInCrawl'>;
 
 /** What a scrape or a job's own work cost. */
 export interface PageCost {
@@ -175,7 +189,10 @@ export class PageRunner {
       if (maybeFinished && job.status === 'completed') await this.resendEvents(job, urlKey);
       return;
     }
-    if (maybeFinished && (await this.resendEvents(job, urlKey))) return;
+    if (maybeFinished && (await this.resendEvents(job, urlKey))) {
+      if (!job.seeded) await this.checkDrained(job.id);
+      return;
+    }
     if (job.delayMs > 0) await (this.opts.sleep ?? sleep)(job.delayMs);
 
     // Transient failures (no scraper or billing answering) end the page only on the last delivery
@@ -213,6 +230,7 @@ export class PageRunner {
         options,
         zeroDataRetention: job.zeroDataRetention,
         usage: { endpoint: this.endpointOf(job), apiKey: null },
+        ...this.opts.hooks.scrapeContext?.(job, task),
       });
       document = await this.scraper.document(job.teamId, reply);
     } catch (err) {
@@ -372,6 +390,20 @@ export class PageRunner {
       ...(r.ok ? { document: r.document, documentBytes: documentJson.length } : { error: r.error }),
     });
     if (outcome.finished) await this.events.lifecycle(outcome.job ?? job, 'completed');
+    else if (!job.seeded && outcome.dispatch.length === 0) await this.checkDrained(job.id);
+  }
+
+  /**
+   * Tells the hooks when an unseeded job has nothing queued or in flight (see PageJobHooks.drained).
+   * Only jobs whose seeding waits for their pages (a crawl that re-checks its change-tracking
+   * history) are unseeded while pages run, so other jobs never pay this read.
+   */
+  private async checkDrained(jobId: string): Promise<void> {
+    if (!this.opts.hooks.drained) return;
+    const job = await this.store.get(jobId);
+    if (!job || job.status !== 'scraping' || job.seeded) return;
+    if (job.inflight > 0 || job.succeeded + job.failed < job.discovered) return;
+    await this.opts.hooks.drained(job);
   }
 
   /**

@@ -50,7 +50,10 @@ export function buildContext(job: Pick<JobRow, 'options' | 'robotsTxt'>): CrawlC
   };
 }
 
-/** Contexts by crawl id (the stored request never changes; robots.txt is fixed once seeded). */
+/**
+ * Contexts by crawl id (the stored request never changes; robots.txt is fixed once the kickoff
+ * recorded the first pages, with them, even when a change-tracking re-check still seeds more).
+ */
 export class CrawlContexts {
   private readonly cache = new Map<string, CrawlContext>();
 
@@ -58,7 +61,7 @@ export class CrawlContexts {
     const hit = this.cache.get(job.id);
     if (hit) return hit;
     const ctx = buildContext(job);
-    if (job.seeded) {
+    if (job.seeded || job.discovered > 0) {
       if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(job.id, ctx);
     }

@@ -1,10 +1,22 @@
-import type { Document, PageTask, ScrapeRequestInput } from '@wds/contracts';
-import type { JobRow, PageCandidate, PageJobHooks } from '@wds/jobs';
+import { RECHECK_DEPTH, type Document, type PageTask, type ScrapeRequestInput } from '@wds/contracts';
+import type { JobRow, PageCandidate, PageJobHooks, PageScrapeContext } from '@wds/jobs';
 import type { CrawlContexts } from './crawl-context';
 
 /** The crawl's part of the page pipeline: scrape options per page and link discovery by scope. */
 export class CrawlPageHooks implements PageJobHooks {
-  constructor(private readonly contexts: CrawlContexts) {}
+  constructor(
+    private readonly contexts: CrawlContexts,
+    /** Queues the change-tracking re-check of a crawl whose discovered pages are all done. */
+    private readonly queueRecheck: (job: JobRow) => Promise<void>,
+  ) {}
+
+  scrapeContext(_job: JobRow, task: PageTask): PageScrapeContext {
+    return task.depth === RECHECK_DEPTH ? { hiddenInCrawl: true } : {};
+  }
+
+  drained(job: JobRow): Promise<void> {
+    return this.queueRecheck(job);
+  }
 
   scrapeRequest(job: JobRow, task: PageTask): ScrapeRequestInput {
     const ctx = this.contexts.get(job);
@@ -30,8 +42,11 @@ export class CrawlPageHooks implements PageJobHooks {
     }
     const discovered: PageCandidate[] = [];
     const blocked: string[] = [];
-    // sitemap "only": the sitemap URLs and the start URL, no HTML links.
-    if (ctx.request.sitemap === 'only') return { document: stored, discovered, blocked };
+    // sitemap "only": the sitemap URLs and the start URL, no HTML links. A re-checked page of the
+    // change-tracking history was not reached by the crawl: it leads nowhere either.
+    if (ctx.request.sitemap === 'only' || task.depth === RECHECK_DEPTH) {
+      return { document: stored, discovered, blocked };
+    }
     const seen = new Set<string>();
     const depth = task.depth + 1;
     const base = document.metadata?.url ?? task.url;

@@ -8,6 +8,7 @@ import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { CrawlerConfig } from '../config';
 import { CRAWL_JOB_KIT } from '../crawler.job-kit';
 import { MapSiteUseCase } from '../map/map.usecase';
+import { ChangeRecheckUseCase } from './change-recheck';
 import { CrawlContexts } from './crawl-context';
 import { CrawlPageHooks } from './crawl-page.hooks';
 import { CreateCrawlUseCase } from './create-crawl.usecase';
@@ -41,7 +42,13 @@ export class CrawlService implements OnApplicationBootstrap, OnApplicationShutdo
       { messaging, database, logger },
       {
         settings,
-        hooks: new CrawlPageHooks(new CrawlContexts()),
+        hooks: new CrawlPageHooks(new CrawlContexts(), (job) =>
+          this.messaging.publish(
+            CRAWL_WORK.kickoff,
+            { crawlId: job.id, teamId: job.teamId },
+            { msgId: `recheck:${job.id}` },
+          ),
+        ),
         reseed: (job) =>
           this.messaging.publish(
             CRAWL_WORK.kickoff,
@@ -55,7 +62,13 @@ export class CrawlService implements OnApplicationBootstrap, OnApplicationShutdo
       retentionMs: settings.retentionMs,
       zdrRetentionMs: settings.zdrRetentionMs,
     });
-    this.kickoff = new KickoffCrawlUseCase(store, this.fetcher, dispatcher, events);
+    this.kickoff = new KickoffCrawlUseCase(
+      store,
+      this.fetcher,
+      dispatcher,
+      events,
+      new ChangeRecheckUseCase(store, this.messaging, dispatcher, events),
+    );
     this.map = new MapSiteUseCase(this.messaging, this.fetcher);
     this.queries = new JobQueries(this.messaging, store, events, {
       kind: 'crawl',

@@ -1,5 +1,6 @@
 import { CrawlRequest, type CrawlRequestInput } from '@wds/contracts';
 import type { JobEvents, JobStore, PageCandidate, PageDispatcher } from '@wds/jobs';
+import type { ChangeRecheckUseCase } from './change-recheck';
 import { robotsAgentOf, robotsFetchAgentOf } from './crawl-context';
 import { KickoffCrawlUseCase } from './kickoff.usecase';
 import { CRAWLER_USER_AGENT, SiteFetcher, type FetchedText } from './site-fetcher';
@@ -44,7 +45,11 @@ async function kickoff(input: Omit<CrawlRequestInput, 'url'>) {
   } as unknown as JobStore;
   const dispatcher = { publish: async () => undefined } as unknown as PageDispatcher;
   const events = { lifecycle: async () => undefined } as unknown as JobEvents;
-  await new KickoffCrawlUseCase(store, fetcher, dispatcher, events).execute({ crawlId: 'c1', teamId: 't' });
+  const recheck = { execute: async () => undefined } as unknown as ChangeRecheckUseCase;
+  await new KickoffCrawlUseCase(store, fetcher, dispatcher, events, recheck).execute({
+    crawlId: 'c1',
+    teamId: 't',
+  });
   return { reads: fetcher.reads, ...added! };
 }
 

@@ -1,5 +1,6 @@
 import type { CrawlKickoff } from '@wds/contracts';
 import type { JobEvents, JobStore, PageCandidate, PageDispatcher } from '@wds/jobs';
+import { recheckTag, type ChangeRecheckUseCase } from './change-recheck';
 import { buildContext, robotsFetchAgentOf } from './crawl-context';
 import { parseRobots, ALLOW_ALL } from './robots';
 import { discoverSitemapUrls } from './sitemaps';
@@ -12,6 +13,11 @@ const SITEMAP_READ_MAX = 200_000;
 /**
  * Seeds a crawl: reads robots.txt (unless ignored), the sitemaps (unless `skip`), and adds the
  * start URL and the in-scope sitemap URLs at depth 0. Idempotent: a repeat adds nothing new.
+ *
+ * A crawl with changeTracking is seeded in two steps: these pages first (the crawl stays unseeded
+ * while they and the pages they link to run), then, once none is left, the change-tracking re-check
+ * (ChangeRecheckUseCase). A kickoff of such a crawl whose first step is recorded (it has pages) goes
+ * to the re-check: that is how the drained hook and the watchdog's reseed reach it.
  */
 export class KickoffCrawlUseCase {
   constructor(
@@ -19,12 +25,15 @@ export class KickoffCrawlUseCase {
     private readonly fetcher: SiteFetcher,
     private readonly dispatcher: PageDispatcher,
     private readonly events: JobEvents,
+    private readonly recheck: ChangeRecheckUseCase,
   ) {}
 
   async execute(msg: CrawlKickoff): Promise<void> {
     const job = await this.store.get(msg.crawlId);
     if (!job || job.status !== 'scraping' || job.seeded) return;
     const { request, scope, robotsAgent } = buildContext({ options: job.options, robotsTxt: undefined });
+    const rechecks = recheckTag(request) !== undefined;
+    if (rechecks && job.discovered > 0) return this.recheck.execute(job.id);
     const start = new URL(request.url);
 
     let robotsTxt: string | null = null;
@@ -59,8 +68,10 @@ export class KickoffCrawlUseCase {
       );
       for (const url of sitemapUrls) add(url);
     }
-    const outcome = await this.store.addPages(job.id, candidates, { seeded: true, blocked, robotsTxt });
+    const outcome = await this.store.addPages(job.id, candidates, { seeded: !rechecks, blocked, robotsTxt });
     await this.dispatcher.publish(outcome.dispatch);
     if (outcome.finished) await this.events.lifecycle(job, 'completed');
+    // Nothing to scrape first (all blocked, or out of scope): the re-check follows at once.
+    if (rechecks && outcome.inserted === 0) await this.recheck.execute(job.id);
   }
 }

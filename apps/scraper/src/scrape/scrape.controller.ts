@@ -2,6 +2,7 @@ import { Controller } from '@nestjs/common';
 import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import {
   changeTrackingDeleteRpc,
+  changeTrackingUrlsRpc,
   CONSUMERS,
   normalizeCacheUrl,
   SCRAPE_HITS,
@@ -57,6 +58,15 @@ export class ScrapeController {
         url === undefined ? undefined : normalizeCacheUrl(url),
       ),
     };
+  }
+
+  /** The URLs of a team's change-tracking history (a crawl re-checks those it did not discover). */
+  @MessagePattern(...rpc(changeTrackingUrlsRpc))
+  async changeTrackingUrls(
+    @Payload() req: RpcRequestParsed<typeof changeTrackingUrlsRpc>,
+  ): RpcAnswer<typeof changeTrackingUrlsRpc> {
+    const urls = await this.snapshots.listUrls(req);
+    return { urls, ...(urls.length === req.limit ? { next: urls[urls.length - 1] } : {}) };
   }
 
   /** A few batches at once: their rows then share INSERTs too (natural batching in the store). */

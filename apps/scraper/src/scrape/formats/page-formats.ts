@@ -182,6 +182,7 @@ export class PageFormats {
             statusCode: input.statusCode,
             fetchedAt: input.fetchedAt,
             zeroDataRetention: input.zeroDataRetention,
+            hidden: input.cmd.hiddenInCrawl === true,
             signal: AbortSignal.timeout(Math.max(1, input.deadline - Date.now())),
           })
           .then((r) => {

@@ -22,6 +22,11 @@ export const ScrapeRunRequest = z.object({
    * (its lookup prefix; null when none).
    */
   activity: z.object({ apiKey: z.string().min(1).max(64).nullable() }).optional(),
+  /**
+   * A crawl page that no link or sitemap of the crawl led to (a URL of the team's change-tracking
+   * history the crawl re-checks): the changeTracking format answers `visibility: 'hidden'`.
+   */
+  hiddenInCrawl: z.boolean().optional(),
   /** W3C trace context of the caller, for services that cannot use message headers. */
   traceparent: z.string().optional(),
   /** Whom the LLM tokens of this scrape are booked under (token usage); default: a scrape, no key. */

@@ -28,6 +28,19 @@ export abstract class SnapshotStore {
   abstract swap(key: SnapshotKey, next: Snapshot | undefined): Promise<Snapshot | undefined>;
   /** Deletes a team's snapshots (all, or of one URL); returns how many. */
   abstract deleteTeam(teamId: string, url?: string): Promise<number>;
+  /**
+   * URLs of a team's snapshots of one tag, in URL order after `after`, at most `limit`; with
+   * `domain`, only those whose host is that name or one of its subdomains.
+   */
+  abstract listUrls(query: SnapshotUrlQuery): Promise<string[]>;
+}
+
+export interface SnapshotUrlQuery {
+  teamId: string;
+  tag: string;
+  domain?: string;
+  after?: string;
+  limit: number;
 }
 
 export class PgSnapshotStore extends SnapshotStore {
@@ -66,6 +79,23 @@ export class PgSnapshotStore extends SnapshotStore {
       jobId: row.job_id,
       markdown: (await gunzipAsync(row.markdown_gz)).toString('utf8'),
     };
+  }
+
+  async listUrls(q: SnapshotUrlQuery): Promise<string[]> {
+    // The primary key (team_id, url, tag) serves the keyset scan; the host is read from the
+    // normalised URL (scheme://host[:port]/...), compared as a name or a dot-separated suffix.
+    const { rows } = await this.db.query<{ url: string }>(
+      `SELECT url FROM (
+         SELECT url, lower(substring(url from '^[A-Za-z][A-Za-z0-9+.-]*://([^/:?#]*)')) AS host
+         FROM scraper.change_snapshots
+         WHERE team_id = $1 AND tag = $2 AND ($3::text IS NULL OR url > $3)
+       ) s
+       WHERE $4::text IS NULL OR s.host = $4 OR right(s.host, length($4) + 1) = '.' || $4
+       ORDER BY url
+       LIMIT $5`,
+      [q.teamId, q.tag, q.after ?? null, q.domain?.toLowerCase() ?? null, q.limit],
+    );
+    return rows.map((r) => r.url);
   }
 
   async deleteTeam(teamId: string, url?: string): Promise<number> {

@@ -17,6 +17,8 @@ export interface TrackChangesCommand {
   /** When the content was fetched (a cached copy's fetch time). */
   fetchedAt: Date;
   zeroDataRetention: boolean;
+  /** A crawl page no link or sitemap of the crawl led to (re-checked from the history): `hidden`. */
+  hidden?: boolean;
   /** Aborts at the scrape's deadline (json mode's model calls). */
   signal: AbortSignal;
 }
@@ -59,14 +61,14 @@ export class TrackChangesUseCase {
       gone ? undefined : { scrapedAt: cmd.fetchedAt, jobId: cmd.jobId, markdown: cmd.markdown },
     );
     const previousScrapeAt = previous ? previous.scrapedAt.toISOString() : null;
-    if (gone) return { changeTracking: { previousScrapeAt, changeStatus: 'removed', visibility: 'visible' } };
-    if (!previous)
-      return { changeTracking: { previousScrapeAt, changeStatus: 'new', visibility: 'visible' } };
+    const visibility = cmd.hidden ? 'hidden' : 'visible';
+    if (gone) return { changeTracking: { previousScrapeAt, changeStatus: 'removed', visibility } };
+    if (!previous) return { changeTracking: { previousScrapeAt, changeStatus: 'new', visibility } };
     const changed = comparable(previous.markdown) !== comparable(cmd.markdown);
     const out: ChangeTracking = {
       previousScrapeAt,
       changeStatus: changed ? 'changed' : 'same',
-      visibility: 'visible',
+      visibility,
     };
     const modes = cmd.format.modes ?? [];
     if (!changed) return { changeTracking: out };
