@@ -61,7 +61,7 @@ export class ChangeRecheckUseCase {
     const out: PageCandidate[] = [];
     const seen = new Set<string>();
     let after: string | undefined;
-    for (let scanned = 0; scanned < SCAN_MAX && out.length < wanted; ) {
+    for (let scanned = 0; scanned < SCAN_MAX && out.length < wanted;) {
       const page = await this.messaging.request(changeTrackingUrlsRpc, {
         teamId: job.teamId,
         tag,

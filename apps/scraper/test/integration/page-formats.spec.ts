@@ -6,7 +6,13 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Objm } from '@nats-io/obj';
-import { ARTIFACTS_BUCKET } from '@wds/contracts';
+import {
+  ARTIFACTS_BUCKET,
+  changeTrackingUrlsRpc,
+  SCRAPE_RPC,
+  ScrapeRequest,
+  type ChangeTrackingUrlsRequestInput,
+} from '@wds/contracts';
 import { startScraper, type ScraperHarness } from '../support/scraper-harness';
 
 jest.setTimeout(60_000);
@@ -177,6 +183,53 @@ ${state.version >= 3 ? '<p>New: Sprocket costs 3 euros.</p>' : ''}</main></body>
     expect(bare.document.changeTracking).toMatchObject({ changeStatus: 'changed' });
     expect(bare.document.changeTracking!.diff).toBeUndefined(); // no git-diff mode asked for
     expect(bare.document.markdown).toBeUndefined();
+  });
+
+  it('answers visibility hidden for a crawl page no link led to, and lists a team’s tracked URLs by tag and site', async () => {
+    const t = team();
+    const hidden = async () => {
+      const reply = await scraper.client.request(SCRAPE_RPC.run, {
+        teamId: t,
+        requestId: randomUUID(),
+        jobId: randomUUID(),
+        options: ScrapeRequest.parse({
+          url: `${base}/changing`,
+          formats: ['markdown', 'changeTracking'],
+        }),
+        hiddenInCrawl: true,
+      });
+      return reply.document!.changeTracking;
+    };
+    expect(await hidden()).toMatchObject({ changeStatus: 'new', visibility: 'hidden' });
+    expect(await hidden()).toMatchObject({ changeStatus: 'same', visibility: 'hidden' });
+    state.status = 404;
+    expect(await hidden()).toMatchObject({ changeStatus: 'removed', visibility: 'hidden' });
+    state.status = 200;
+    expect((await track(t)).document.changeTracking).toMatchObject({ visibility: 'visible' });
+
+    await track(t, { tag: 'daily' });
+    await scraper.scrape(t, { url: `${base}/links`, formats: ['markdown', 'changeTracking'] });
+    await track(team());
+    const urls = (q: Omit<ChangeTrackingUrlsRequestInput, 'teamId'>, teamId = t) =>
+      scraper.client.request(changeTrackingUrlsRpc, { teamId, ...q });
+    expect(await urls({ tag: '' })).toEqual({ urls: [`${base}/changing`, `${base}/links`] });
+    expect(await urls({ tag: 'daily' })).toEqual({ urls: [`${base}/changing`] });
+    expect(await urls({ tag: '', domain: '127.0.0.1' })).toEqual({
+      urls: [`${base}/changing`, `${base}/links`],
+    });
+    // A suffix matches whole labels only.
+    expect(await urls({ tag: '', domain: '7.0.0.1' })).toEqual({ urls: [] });
+    expect(await urls({ tag: '', domain: 'example.com' })).toEqual({ urls: [] });
+    expect(await urls({ tag: '', limit: 1 })).toEqual({
+      urls: [`${base}/changing`],
+      next: `${base}/changing`,
+    });
+    expect(await urls({ tag: '', limit: 1, after: `${base}/changing` })).toEqual({
+      urls: [`${base}/links`],
+      next: `${base}/links`,
+    });
+    expect(await urls({ tag: '', after: `${base}/links` })).toEqual({ urls: [] });
+    expect(await urls({ tag: '' }, `team-${randomUUID()}`)).toEqual({ urls: [] });
   });
 
   it('orders two scrapes of one page at once: one is new, the other sees it as previous', async () => {
