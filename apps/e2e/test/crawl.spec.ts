@@ -377,10 +377,12 @@ describe('crawl and map through the stack', () => {
 
   it('ends the WebSocket of a crawl that fails (out of credits) with an `error` message', async () => {
     const poorKey = await adminTeam(2);
+    // `basic`: a page holds 1 credit (with `auto` it holds 5, and a crawl needs a page's hold to
+    // start), so this crawl starts, scrapes two pages and then runs out.
     const created = await call(
       'POST',
       '/v2/crawl',
-      { url: site.url, sitemap: 'skip', delay: 1, scrapeOptions: { maxAge: 0 } },
+      { url: site.url, sitemap: 'skip', delay: 1, scrapeOptions: { maxAge: 0, proxy: 'basic' } },
       poorKey,
     );
     expect(created.status).toBe(200);

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { BATCH_RPC, type BatchScrapeCreateResponse, type BatchScrapeRequest } from '@wds/contracts';
+import {
+  BATCH_RPC,
+  scrapeEstimate,
+  type BatchScrapeCreateResponse,
+  type BatchScrapeRequest,
+} from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import { APP_CONFIG } from '@wds/service-kit';
 import type { AuthenticatedTeam } from '../teams/team';
@@ -50,7 +55,7 @@ export class BatchUseCases {
       ...scrapeOptions
     } = request;
     assertTeamMay(team, { zeroDataRetention });
-    await this.credits.requireCreditsToStart(team.teamId, 'a batch scrape');
+    await this.credits.requireCreditsToStart(team.teamId, 'a batch scrape', scrapeEstimate(scrapeOptions));
     const createdAt = Date.now();
     const { id } = await this.messaging.request(
       BATCH_RPC.create,

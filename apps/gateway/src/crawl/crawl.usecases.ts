@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  scrapeEstimate,
   CRAWL_RPC,
   CrawlParamsPreviewRequest,
   CrawlRequest,
@@ -78,7 +79,7 @@ export class CrawlUseCases {
       warning = generated.warnings.length ? generated.warnings.join(' ') : undefined;
     }
     assertTeamMay(team, request);
-    await this.credits.requireCreditsToStart(team.teamId, 'a crawl');
+    await this.credits.requireCreditsToStart(team.teamId, 'a crawl', scrapeEstimate(request.scrapeOptions));
     const createdAt = Date.now();
     const { id } = await this.messaging.request(CRAWL_RPC.create, {
       crawlId: randomUUID(),

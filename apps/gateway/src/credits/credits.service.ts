@@ -109,11 +109,13 @@ export class CreditsService {
 
   /**
    * Refuses to start a job (`what`: "a crawl", "a batch scrape", "an extract job", ...) for a team
-   * whose balance is below one credit: 402 INSUFFICIENT_CREDITS. The job's pages hold their own
-   * credits as they run; this only keeps a team without credits from starting one.
+   * whose balance is below `perPage` credits (what one page of the job holds before it runs, e.g.
+   * `scrapeEstimate` of its scrape options: 5 with one LLM format): 402 INSUFFICIENT_CREDITS. The
+   * job's pages hold their own credits as they run; this keeps a team from starting a job whose
+   * first page it cannot pay for.
    */
-  async requireCreditsToStart(teamId: string, what: string): Promise<void> {
-    if ((await this.balance(teamId)) < 1) {
+  async requireCreditsToStart(teamId: string, what: string, perPage = 1): Promise<void> {
+    if ((await this.balance(teamId)) < Math.max(1, perPage)) {
       throw new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, `Insufficient credits to start ${what}`);
     }
   }
