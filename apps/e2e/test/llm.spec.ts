@@ -188,6 +188,23 @@ describe('LLM formats through the stack (Firecrawl JS and Python SDKs)', () => {
         expect(r.input).toBeGreaterThan(0);
         expect(r.output).toBeGreaterThan(0);
       }
+      // The ledger took 5 credits per page, once per page (usage keys `<kind>:<jobId>:<page>`).
+      const charged = async (kind: string, id: string) =>
+        (
+          await db.query<{ pages: number; credits: number }>(
+            `SELECT count(*)::int AS pages, coalesce(sum(amount), 0)::int AS credits
+             FROM billing.usage WHERE usage_key LIKE $1`,
+            [`${kind}:${id}:%`],
+          )
+        ).rows[0];
+      expect(await charged('batch', batch.id)).toEqual({
+        pages: batch.data.length,
+        credits: 5 * batch.data.length,
+      });
+      expect(await charged('crawl', crawl.id)).toEqual({
+        pages: crawl.data.length,
+        credits: 5 * crawl.data.length,
+      });
     } finally {
       await db.end();
     }
