@@ -41,7 +41,12 @@ export const ChangeTracking = z
       .describe(
         'new: no previous snapshot; removed: the page answered 404/410 (its last live snapshot is kept)',
       ),
-    visibility: z.enum(['visible', 'hidden']).optional(),
+    visibility: z
+      .enum(['visible', 'hidden'])
+      .optional()
+      .describe(
+        "hidden: a crawl page that no link or sitemap of the crawl led to, re-checked because the team's change-tracking history (same tag) has it; visible otherwise",
+      ),
     diff: z
       .string()
       .optional()
