@@ -14,9 +14,14 @@ describe('crawl with changeTracking: pages no longer linked are re-checked as hi
 
   beforeAll(async () => {
     buildServices();
-    stack = await startCrawlStack({ WDS_PRIVATE_NETWORK_ALLOWLIST: '127.0.0.1' });
+    stack = await startCrawlStack({
+      WDS_PRIVATE_NETWORK_ALLOWLIST: '127.0.0.1',
+      // The kill test: a dead crawler's tasks come back after 3 s.
+      WDS_CRAWL_ACK_WAIT_MS: '3000',
+      WDS_CRAWL_RECONCILE_MS: '3000',
+    });
     await stack.startCrawler({ WDS_CRAWL_WATCHDOG_INTERVAL_MS: '500' });
-    site = await startScopeSite(routes);
+    site = await startScopeSite(routes, { delayMs: 30 });
   }, 180_000);
 
   afterAll(async () => {
@@ -24,14 +29,16 @@ describe('crawl with changeTracking: pages no longer linked are re-checked as hi
     await site?.close();
   }, 60_000);
 
-  const crawl = async (team: string, request: Omit<CrawlRequestInput, 'url'> & { url?: string }) => {
-    const id = await stack.createCrawl(team, {
+  const start = (team: string, request: Omit<CrawlRequestInput, 'url'> & { url?: string }) =>
+    stack.createCrawl(team, {
       url: site.url,
       sitemap: 'skip',
       ...request,
       scrapeOptions: { formats: ['markdown', { type: 'changeTracking', modes: ['git-diff'] }], maxAge: 0 },
     });
-    const { status, docs } = await stack.finish(team, id, 60_000);
+  const crawl = async (team: string, request: Omit<CrawlRequestInput, 'url'> & { url?: string }) => {
+    const id = await start(team, request);
+    const { status, docs } = await stack.finish(team, id, 90_000);
     expect(status.status).toBe('completed');
     expect(status.completed).toBe(status.total);
     const byPath = new Map<string, any>();
@@ -109,5 +116,41 @@ describe('crawl with changeTracking: pages no longer linked are re-checked as hi
     // A crawl whose discovered pages fill its limit re-checks nothing.
     const full = await crawl(team, { limit: 2 });
     expect(tracking(full.byPath)).toEqual({ '/': 'same/visible', '/a': 'same/visible' });
+  }, 180_000);
+
+  it('loses no re-checked page when a crawler is killed while they run', async () => {
+    const team = await stack.team();
+    const many = Array.from({ length: 40 }, (_, i) => `/p${i + 1}`);
+    for (const p of many) routes[p] = page(`Page ${p}`);
+    routes['/'] = page('Home', many);
+    await crawl(team, {});
+    routes['/'] = page('Home', many.slice(0, 10));
+
+    const doomed = await stack.spawnService('crawler', { WDS_CRAWL_WORKER_CONCURRENCY: '8' });
+    const id = await start(team, {});
+    // Kill the crawler process once the re-checked pages are being scraped (11 pages are linked).
+    let atKill = await stack.status(team, id);
+    while (atKill.completed < 16 && atKill.status === 'scraping') {
+      await new Promise((r) => setTimeout(r, 20));
+      atKill = await stack.status(team, id);
+    }
+    doomed.child.kill('SIGKILL');
+    expect(atKill.status).toBe('scraping');
+    await doomed.exited;
+
+    const { status, docs } = await stack.finish(team, id, 90_000);
+    expect(status.status).toBe('completed');
+    expect(status.total).toBe(41);
+    expect(status.completed).toBe(41);
+    const hidden = docs.filter((d) => d.changeTracking.visibility === 'hidden');
+    expect(hidden.map((d) => new URL(d.metadata.sourceURL).pathname).sort()).toEqual(many.slice(10).sort());
+    expect(hidden.every((d) => d.changeTracking.changeStatus === 'same')).toBe(true);
+    // Each page charged once.
+    const { rows } = await stack.db.query<{ n: number; keys: number }>(
+      `SELECT count(*)::int AS n, count(DISTINCT usage_key)::int AS keys FROM billing.usage
+       WHERE usage_key LIKE $1`,
+      [`crawl:${id}:%`],
+    );
+    expect(rows[0]).toEqual({ n: 41, keys: 41 });
   }, 180_000);
 });
