@@ -1,14 +1,17 @@
 'use strict';
 // Browser sessions through the gateway on 127.0.0.1: NATS + PostgreSQL from libs/local-infra,
 // billing, scraper, browser-pool and the gateway as their own processes (apps/*/dist/main.js).
-// Two browser-pool runs in one process, "before" (WDS_SESSION_WARM_BROWSERS=0,
-// WDS_SESSION_LEAN_BROWSER=false) then "after" (2 warm browsers, lean browser), each with:
-// session create p50/p95 (baseline: launching chromium-headless-shell with playwright-core and
-// opening a page) and PSS per idle session (the processes of the sessions' sandbox uids). The
-// "after" run also measures: execute round trip of a trivial node/python/bash call (baseline:
-// GET /v2/browser, a trivial authenticated gateway call answered over NATS), the first interact call
-// on a scrape (replay of its clicks), and sessions held at once with each running one execute
+// Two browser-pool runs in one process, differing only by WDS_SESSION_WARM_RUNTIMES: "before"
+// (2 warm lean browsers, no runtime started with them: the code as of the warm-browser work) and
+// "after" (2 warm browsers, each with a node runtime started and connected), each with: session
+// create p50/p95 (baseline: launching chromium-headless-shell with playwright-core and opening a
+// page), the first node call of a new session, the first interact call on a scrape (replay of its
+// clicks), execute round trips of a trivial node/python/bash call (baseline: GET /v2/browser, a
+// trivial authenticated gateway call answered over NATS), and PSS per idle session (the processes
+// of the session's sandbox uids: browser, runtime started ahead, runtime after a call) and per warm
+// browser waiting. The "after" run also holds sessions at once, each running one execute
 // (`await page.title()`) every 500 ms, at rising counts, with execute p50/p95 per count.
+// The load average is printed with each figure (the machine is shared).
 // Run after the build:
 //   npx tsc -b tsconfig.build.json && node tools/bench/browser-sessions.bench.js
 const { spawn } = require('node:child_process');
@@ -24,6 +27,8 @@ const IDLE_SESSIONS = Number(process.env.BENCH_IDLE_SESSIONS ?? 5);
 const INTERACTS = Number(process.env.BENCH_INTERACTS ?? 5);
 /** Pause between warm creates, so that the replica refills its warm browsers (a steady rate). */
 const CREATE_GAP_MS = Number(process.env.BENCH_CREATE_GAP_MS ?? 3000);
+/** Wait for the warm browsers (and their runtimes) to be refilled before a memory reading. */
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 8000);
 const LOAD_LEVELS = (process.env.BENCH_LOAD_LEVELS ?? '5,10,15,20,25').split(',').map(Number);
 const LOAD_ROUNDS = Number(process.env.BENCH_LOAD_ROUNDS ?? 10);
 const CAPACITY = Math.max(IDLE_SESSIONS + 2, ...LOAD_LEVELS) + 2;
@@ -104,19 +109,23 @@ async function main() {
     const site = await startSite();
     cleanups.push(() => new Promise((r) => site.close(r)));
     const siteUrl = `http://127.0.0.1:${site.address().port}/`;
+    const sessionDir = path.join(dir, 'sessions');
     const port = await freePort();
     const env = {
       NATS_URL: nats.url,
       DATABASE_URL: pg.url,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
       HEALTH_PORT: '0',
       WDS_BROWSER_PROCESSES: '1',
       WDS_BROWSER_SESSIONS: String(CAPACITY),
       WDS_SANDBOX_UID_BASE: String(UID_BASE),
       WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.address().port}`,
+      WDS_SESSION_DIR: sessionDir,
     };
-    const logDir = path.join(dir, 'logs');
-    fs.mkdirSync(logDir);
+    // BENCH_LOG_DIR keeps the services' logs (e.g. BENCH_LOG_LEVEL=debug: browser-pool logs each
+    // create's phases, 'session created').
+    const logDir = process.env.BENCH_LOG_DIR ?? path.join(dir, 'logs');
+    fs.mkdirSync(logDir, { recursive: true });
     const children = ['billing', 'scraper', 'gateway'].map((name) =>
       spawnService(
         name,
@@ -184,37 +193,139 @@ async function main() {
       }
       return creates;
     };
-    /** PSS per idle session: browser uid (even) and code uid (odd) of the slots whose code ran. */
+    const load = () =>
+      `load ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`;
+    /** The sandbox uid of a session's browser (its profile directory's owner); its code runs as uid + 1. */
+    const browserUid = (id) => fs.statSync(path.join(sessionDir, id, 'browser')).uid;
+    const sum = (by, uids) => uids.reduce((a, u) => a + (by.get(u) ?? 0), 0);
+    const mb = (b, n) => `${(b / n / 2 ** 20).toFixed(0)} MB`;
+    /**
+     * PSS per idle session (about:blank): its browser, the code runtime started ahead (if any) before
+     * any call, then with a node runtime after one call; and per warm browser waiting (browser and
+     * its runtime), the slots no session holds.
+     */
     const measureIdle = async () => {
       const ids = [];
       for (let i = 0; i < IDLE_SESSIONS; i++) ids.push((await create(300)).id);
+      await new Promise((r) => setTimeout(r, SETTLE_MS));
+      const uids = ids.map(browserUid);
+      let by = pssByUid(UID_BASE, UID_BASE + 2 * CAPACITY);
+      const browser = sum(by, uids);
+      // Creates back to back: the first ones take warm browsers, the others start their own.
+      const ahead = uids.filter((u) => by.get(u + 1));
+      const codeAhead = sum(
+        by,
+        ahead.map((u) => u + 1),
+      );
+      const warmUids = [...by.keys()].filter((u) => (u - UID_BASE) % 2 === 0 && !uids.includes(u));
+      const warm = sum(by, warmUids);
+      const warmCode = sum(
+        by,
+        warmUids.map((u) => u + 1),
+      );
       for (const id of ids)
         await call('POST', `/v2/browser/${id}/execute`, { code: '1', language: 'node' }, key);
       await new Promise((r) => setTimeout(r, 3000));
-      const by = pssByUid(UID_BASE, UID_BASE + 2 * CAPACITY);
-      let browser = 0;
-      let code = 0;
-      let slots = 0;
-      for (let slot = 0; slot < CAPACITY; slot++) {
-        const c = by.get(UID_BASE + 2 * slot + 1);
-        if (!c) continue; // not a session's slot (free, or a warm browser waiting)
-        slots++;
-        code += c;
-        browser += by.get(UID_BASE + 2 * slot) ?? 0;
-      }
+      by = pssByUid(UID_BASE, UID_BASE + 2 * CAPACITY);
+      const codeAfter = sum(
+        by,
+        uids.map((u) => u + 1),
+      );
       for (const id of ids) await call('DELETE', `/v2/browser/${id}`, undefined, key);
-      if (slots !== IDLE_SESSIONS) throw new Error(`found ${slots} session slots, expected ${IDLE_SESSIONS}`);
-      const mb = (b) => (b / IDLE_SESSIONS / 2 ** 20).toFixed(0);
-      return `${mb(browser + code)} MB with a warm node runtime, ${mb(browser)} MB of it the browser`;
+      const n = IDLE_SESSIONS;
+      return (
+        `browser ${mb(browser, n)}; runtime started ahead, no call yet: ` +
+        `${ahead.length ? `${mb(codeAhead, ahead.length)} in ${ahead.length} of ${n} sessions` : 'none'}; ` +
+        `node runtime after one call ${mb(codeAfter, n)} (session with it ${mb(browser + codeAfter, n)}); ` +
+        `per warm browser waiting (${warmUids.length}): browser ${warmUids.length ? mb(warm, warmUids.length) : '-'}, ` +
+        `its runtime ${warmUids.length ? mb(warmCode, warmUids.length) : '-'}; ${load()}`
+      );
+    };
+    /** The first node call of a new session (create, then at once one trivial call), n = INTERACTS. */
+    const measureFirstCall = async () => {
+      const firsts = [];
+      for (let i = 0; i < INTERACTS; i++) {
+        await new Promise((r) => setTimeout(r, CREATE_GAP_MS));
+        const { id } = await create(60);
+        const t = performance.now();
+        const r = await call('POST', `/v2/browser/${id}/execute`, { code: '1 + 1', language: 'node' }, key);
+        firsts.push(performance.now() - t);
+        if (r.body?.result !== '2') throw new Error(`first call: ${r.status} ${JSON.stringify(r.body)}`);
+        await call('DELETE', `/v2/browser/${id}`, undefined, key);
+      }
+      return `${fmt(firsts)}; ${load()}`;
+    };
+    const measureExecutes = async () => {
+      const session = await create(300);
+      const trivial = { node: '1 + 1', python: '1 + 1', bash: 'true' };
+      const listTimes = [];
+      for (let i = 0; i < EXECUTES; i++) {
+        const t = performance.now();
+        await call('GET', '/v2/browser', undefined, key);
+        listTimes.push(performance.now() - t);
+      }
+      const lines = [`  baseline GET /v2/browser: ${fmt(listTimes)}`];
+      for (const [language, code] of Object.entries(trivial)) {
+        const first = performance.now();
+        await call('POST', `/v2/browser/${session.id}/execute`, { code, language }, key);
+        const cold = performance.now() - first;
+        const times = [];
+        for (let i = 0; i < EXECUTES; i++) {
+          const t = performance.now();
+          const r = await call('POST', `/v2/browser/${session.id}/execute`, { code, language }, key);
+          times.push(performance.now() - t);
+          if (r.body.exitCode !== 0) throw new Error(`${language}: ${JSON.stringify(r.body)}`);
+        }
+        lines.push(
+          `  execute ${language} (trivial, runtime running): ${fmt(times)}; first call of it ${cold.toFixed(0)} ms`,
+        );
+      }
+      await call('DELETE', `/v2/browser/${session.id}`, undefined, key);
+      return `${lines.join('\n')}\n  (${load()})`;
+    };
+    /** Interact: the first call on a scrape starts a session and replays the scrape's clicks. */
+    const measureInteracts = async () => {
+      const interacts = [];
+      const scrapes = [];
+      for (let i = 0; i < INTERACTS; i++) {
+        const t = performance.now();
+        const r = await call(
+          'POST',
+          '/v2/scrape',
+          {
+            url: siteUrl,
+            formats: ['markdown'],
+            actions: [
+              { type: 'click', selector: '#inc' },
+              { type: 'click', selector: '#inc' },
+            ],
+          },
+          key,
+        );
+        scrapes.push(performance.now() - t);
+        const jobId = r.body?.data?.metadata?.scrapeId;
+        if (!jobId) throw new Error(`scrape: ${r.status} ${JSON.stringify(r.body)}`);
+        await new Promise((res) => setTimeout(res, CREATE_GAP_MS));
+        const t2 = performance.now();
+        const first = await call(
+          'POST',
+          `/v2/scrape/${jobId}/interact`,
+          { code: "await page.textContent('#n')", language: 'node' },
+          key,
+        );
+        interacts.push(performance.now() - t2);
+        if (first.body?.result !== '2')
+          throw new Error(`interact: ${first.status} ${JSON.stringify(first.body)}`);
+        await call('DELETE', `/v2/scrape/${jobId}/interact`, undefined, key);
+      }
+      return `${fmt(interacts)}; the scrape itself: ${fmt(scrapes)}; ${load()}`;
     };
 
     out('machine: 2 shared cores; figures taken under contention from other work on the host');
-    out(
-      `load average at start: ${os
-        .loadavg()
-        .map((l) => l.toFixed(1))
-        .join(' ')}`,
-    );
+    out(`at start: ${load()}`);
     // Baseline: a bare headless-shell launch + page in this process.
     const base = [];
     for (let i = 0; i < Math.min(CREATES, 5); i++) {
@@ -227,83 +338,32 @@ async function main() {
       base.push(performance.now() - t);
       await b.close();
     }
-    out(`baseline chromium.launch + page: ${fmt(base)}`);
+    out(`baseline chromium.launch + page: ${fmt(base)}; ${load()}`);
 
-    let pool = await startPool({ WDS_SESSION_WARM_BROWSERS: '0', WDS_SESSION_LEAN_BROWSER: 'false' });
-    out(`before (no warm browser, 6-process browser): session create ${fmt(await measureCreates(0))}`);
-    out(`before: PSS per idle session (${IDLE_SESSIONS} sessions, about:blank): ${await measureIdle()}`);
-    await stop(pool);
-
-    pool = await startPool({ WDS_SESSION_WARM_BROWSERS: '2', WDS_SESSION_LEAN_BROWSER: 'true' });
-    out(
-      `after (2 warm browsers, lean browser): session create ${fmt(await measureCreates(CREATE_GAP_MS))} ` +
-        `(${CREATE_GAP_MS} ms apart); back to back (warm ones used up): ${fmt(await measureCreates(0))}`,
-    );
-    out(`after: PSS per idle session (${IDLE_SESSIONS} sessions, about:blank): ${await measureIdle()}`);
-
-    const session = await create(300);
-    const trivial = { node: '1 + 1', python: '1 + 1', bash: 'true' };
-    const listTimes = [];
-    for (let i = 0; i < EXECUTES; i++) {
-      const t = performance.now();
-      await call('GET', '/v2/browser', undefined, key);
-      listTimes.push(performance.now() - t);
-    }
-    out(`baseline GET /v2/browser: ${fmt(listTimes)}`);
-    for (const [language, code] of Object.entries(trivial)) {
-      const first = performance.now();
-      await call('POST', `/v2/browser/${session.id}/execute`, { code, language }, key);
-      const cold = performance.now() - first;
-      const times = [];
-      for (let i = 0; i < EXECUTES; i++) {
-        const t = performance.now();
-        const r = await call('POST', `/v2/browser/${session.id}/execute`, { code, language }, key);
-        times.push(performance.now() - t);
-        if (r.body.exitCode !== 0) throw new Error(`${language}: ${JSON.stringify(r.body)}`);
-      }
+    const runs = [
+      ['before', 'no runtime started with the warm browsers', 'none'],
+      ['after', 'a node runtime started with each warm browser', 'node'],
+    ];
+    let pool;
+    for (const [name, what, runtimes] of runs) {
+      pool = await startPool({
+        WDS_SESSION_WARM_BROWSERS: '2',
+        WDS_SESSION_LEAN_BROWSER: 'true',
+        WDS_SESSION_WARM_RUNTIMES: runtimes,
+      });
+      out(`${name} (2 warm lean browsers, ${what}, WDS_SESSION_WARM_RUNTIMES='${runtimes}'):`);
+      await new Promise((r) => setTimeout(r, SETTLE_MS));
       out(
-        `execute ${language} (trivial, warm): ${fmt(times)}; first call (runtime start) ${cold.toFixed(0)} ms`,
+        `  session create ${fmt(await measureCreates(CREATE_GAP_MS))} (${CREATE_GAP_MS} ms apart); ${load()}`,
       );
+      out(`  first node call of a new session (${CREATE_GAP_MS} ms apart): ${await measureFirstCall()}`);
+      out(
+        `  interact first call (session + replay of 2 clicks + one node call): ${await measureInteracts()}`,
+      );
+      out(await measureExecutes());
+      out(`  PSS per idle session (${IDLE_SESSIONS} sessions, about:blank): ${await measureIdle()}`);
+      if (name !== 'after') await stop(pool);
     }
-    await call('DELETE', `/v2/browser/${session.id}`, undefined, key);
-
-    // Interact: the first call on a scrape starts a session and replays the scrape's clicks.
-    const interacts = [];
-    const scrapes = [];
-    for (let i = 0; i < INTERACTS; i++) {
-      const t = performance.now();
-      const r = await call(
-        'POST',
-        '/v2/scrape',
-        {
-          url: siteUrl,
-          formats: ['markdown'],
-          actions: [
-            { type: 'click', selector: '#inc' },
-            { type: 'click', selector: '#inc' },
-          ],
-        },
-        key,
-      );
-      scrapes.push(performance.now() - t);
-      const jobId = r.body?.data?.metadata?.scrapeId;
-      if (!jobId) throw new Error(`scrape: ${r.status} ${JSON.stringify(r.body)}`);
-      await new Promise((res) => setTimeout(res, CREATE_GAP_MS));
-      const t2 = performance.now();
-      const first = await call(
-        'POST',
-        `/v2/scrape/${jobId}/interact`,
-        { code: "await page.textContent('#n')", language: 'node' },
-        key,
-      );
-      interacts.push(performance.now() - t2);
-      if (first.body?.result !== '2')
-        throw new Error(`interact: ${first.status} ${JSON.stringify(first.body)}`);
-      await call('DELETE', `/v2/scrape/${jobId}/interact`, undefined, key);
-    }
-    out(
-      `interact first call (session + replay of 2 clicks + one node call): ${fmt(interacts)}; the scrape itself: ${fmt(scrapes)}`,
-    );
 
     // Sessions held at once, each running `await page.title()` every 500 ms.
     const held = [];
@@ -339,7 +399,7 @@ async function main() {
         );
         out(
           `${level} sessions at once, each one execute every 500 ms: execute ${fmt(times)}` +
-            `${failures ? `, ${failures} failed` : ''}; load average ${os.loadavg()[0].toFixed(1)}`,
+            `${failures ? `, ${failures} failed` : ''}; ${load()}`,
         );
       }
     } finally {

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { CommonEnv, envBool, envInt, envList } from '@wds/config';
+import { CodeLanguage } from '@wds/contracts';
 import { LlmEnvShape } from '@wds/llm';
 import { z } from 'zod';
 import { defaultChromiumPath } from './pool/browser-launcher';
@@ -39,6 +40,21 @@ export const browserPoolEnvShape = {
    * session. Each holds one of the WDS_BROWSER_SESSIONS slots while it waits. 0 disables.
    */
   WDS_SESSION_WARM_BROWSERS: envInt({ min: 0, max: 16 }).default(1),
+  /**
+   * Code runtimes started with each warm browser, in that browser's own code sandbox (node: connected
+   * to its CDP endpoint), so a session's first call skips the sandbox and runtime start: comma list
+   * of node, python, bash; `none` for none (an empty value means unset). Each costs its memory while it waits (node about 70 MB PSS,
+   * docs/benchmarks.md). Handed out only with the browser they were made for.
+   */
+  WDS_SESSION_WARM_RUNTIMES: envList()
+    .pipe(z.array(z.enum([...CodeLanguage.options, 'none'])))
+    .transform((list) => [...new Set(list.filter((l) => l !== 'none'))] as CodeLanguage[])
+    .default(['node']),
+  /**
+   * A runtime started ahead that its session has not called after this many seconds is stopped
+   * (its memory back; a later first call starts one as usual). 0 keeps it for the session's life.
+   */
+  WDS_SESSION_WARM_RUNTIME_UNUSED_SECONDS: envInt({ min: 0, max: 86_400 }).default(120),
   /** Session browsers in 2 processes instead of 6 (in-process GPU/network/audio, no zygote); false for comparison. */
   WDS_SESSION_LEAN_BROWSER: envBool().default(true),
   /** Host directory of the sessions' private directories (profiles, scratch, sockets). */

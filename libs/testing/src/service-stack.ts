@@ -38,7 +38,11 @@ export interface ServiceStack {
   /** What every service gets: NATS, the database, health on a free loopback port, the fixture site allowed. */
   env: Record<string, string>;
   /** Starts `apps/<name>/dist/main.js` as its own process; resolves once it logged its start (`healthUrl`). */
-  spawnService(name: string, env?: Record<string, string>): Promise<ServiceChild>;
+  spawnService(
+    name: string,
+    env?: Record<string, string>,
+    opts?: { readyTimeoutMs?: number },
+  ): Promise<ServiceChild>;
   /** The environment of a service run in this process: the stack's, quiet, its own instance id. */
   inProcessEnv(env?: Record<string, string>): Record<string, string>;
   /**
@@ -83,7 +87,12 @@ export async function startServiceStack(opts: {
   const stopFirst: (() => Promise<unknown>)[] = [];
   const stopAfter: (() => Promise<unknown>)[] = [];
 
-  const spawnService = async (name: string, more: Record<string, string> = {}): Promise<ServiceChild> => {
+  const spawnService = async (
+    name: string,
+    more: Record<string, string> = {},
+    spawnOpts: { readyTimeoutMs?: number } = {},
+  ): Promise<ServiceChild> => {
+    const readyWithinMs = spawnOpts.readyTimeoutMs ?? READY_DEADLINE_MS;
     let out = '';
     const child = spawn(process.execPath, [path.join(REPO_ROOT, `apps/${name}/dist/main.js`)], {
       cwd: REPO_ROOT,
@@ -100,13 +109,13 @@ export async function startServiceStack(opts: {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const svc = { name, child, output: () => out, exited };
     children.push(svc);
-    const deadline = Date.now() + READY_DEADLINE_MS;
+    const deadline = Date.now() + readyWithinMs;
     await new Promise<void>((resolve, reject) => {
       const timer = setInterval(() => {
         if (Date.now() > deadline) {
           clearInterval(timer);
           child.kill('SIGKILL');
-          reject(new Error(`${name} not ready within ${READY_DEADLINE_MS / 1000} s:\n${out}`));
+          reject(new Error(`${name} not ready within ${readyWithinMs / 1000} s:\n${out}`));
         } else if (out.includes('"healthUrl"')) {
           clearInterval(timer);
           resolve();

@@ -148,18 +148,28 @@ async function runNode() {
   const vm = require('node:vm');
   const { chromium } = require('playwright-core');
   let connected;
-  async function connect() {
-    const browser = await chromium.connectOverCDP(`http://127.0.0.1:${CDP_PORT}`);
+  let bound = false;
+  function connect() {
+    bound = false;
+    return chromium.connectOverCDP(`http://127.0.0.1:${CDP_PORT}`);
+  }
+  /**
+   * Binds `browser`, `context` and `page` at the first call (not at connect): a runtime started
+   * ahead of its session (warm, or during an interact replay) binds the page the session shows by
+   * then, as one started by that call would.
+   */
+  async function bind(browser) {
     const context = browser.contexts()[0] ?? (await browser.newContext());
     const page =
       context.pages().find((p) => p.url() !== 'about:blank') ??
       context.pages()[0] ??
       (await context.newPage());
     Object.assign(globalThis, { browser, context, page, require });
-    return browser;
+    bound = true;
   }
   async function run(code) {
     if (!connected || !connected.isConnected()) connected = await connect();
+    if (!bound) await bind(connected);
     let script;
     try {
       script = new vm.Script(code, { filename: 'input.js' });
@@ -169,6 +179,9 @@ async function runNode() {
     }
     return describe(await script.runInThisContext());
   }
+  // Connected before `ready`, so the first call skips the CDP handshake; a failure here is retried
+  // by that call (and reported by it if it fails again).
+  connected = await connect().catch(() => undefined);
   serve(run);
 }
 

@@ -27,9 +27,20 @@ export function checkActionLimits(actions: readonly PageAction[], waitFor: numbe
   }
 }
 
+/**
+ * The page, and its raw DevTools session when the actions capture (screenshot, scrape): the
+ * page-changing ones need none (an interact replay runs without one).
+ */
+export type ActionTarget = Pick<JobContext, 'page'> & Partial<Pick<JobContext, 'cdp'>>;
+
+function devtools(job: ActionTarget): JobContext['cdp'] {
+  if (!job.cdp) throw new Error('this action needs the page DevTools session');
+  return job.cdp;
+}
+
 /** Runs Firecrawl v2 actions in order; a failing action stops the run with an error naming its index. */
 export async function runActions(
-  job: Pick<JobContext, 'page' | 'cdp'>,
+  job: ActionTarget,
   actions: readonly PageAction[],
   deadline: Deadline,
 ): Promise<ActionResultsRaw> {
@@ -56,7 +67,7 @@ export async function runActions(
 }
 
 async function runAction(
-  job: Pick<JobContext, 'page' | 'cdp'>,
+  job: ActionTarget,
   a: PageAction,
   deadline: Deadline,
   out: ActionResultsRaw,
@@ -88,10 +99,10 @@ async function runAction(
       await scroll(page, a.direction, a.selector, timeout());
       return;
     case 'screenshot':
-      out.screenshots.push(await takeScreenshot(page, job.cdp, a, timeout()));
+      out.screenshots.push(await takeScreenshot(page, devtools(job), a, timeout()));
       return;
     case 'scrape':
-      out.scrapes.push({ url: page.url(), html: await readHtml(job.cdp) });
+      out.scrapes.push({ url: page.url(), html: await readHtml(devtools(job)) });
       return;
     case 'executeJavascript':
       out.javascriptReturns.push(await executeScript(page, a.script));

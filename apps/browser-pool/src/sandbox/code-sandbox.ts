@@ -82,6 +82,8 @@ export class CodeSandbox {
   private pending?: Pending;
   private captures?: { out: Capture; err: Capture };
   private exited?: Promise<number | null>;
+  /** Whether a call has come (a runtime started ahead and never called may be stopped). */
+  private called = false;
 
   constructor(
     private readonly language: CodeLanguage,
@@ -93,6 +95,7 @@ export class CodeSandbox {
   }
 
   private async runRaw(code: string, timeoutMs: number): Promise<SessionExecuteReply> {
+    this.called = true;
     const started = Date.now();
     const deadline = started + timeoutMs;
     let timer: NodeJS.Timeout | undefined;
@@ -192,9 +195,35 @@ export class CodeSandbox {
     this.exited = undefined;
   }
 
-  /** Starts the runtime ahead of its first call (a failure shows in that call's answer). */
-  prestart(): void {
-    this.start().catch(() => undefined);
+  /**
+   * Starts the runtime ahead of its first call (a warm session, or interact while the scrape is
+   * replayed). A start that fails is forgotten, so the first call tries again and reports its own.
+   */
+  prestart(): Promise<void> {
+    const ready = this.start();
+    return ready.catch((err: unknown) => {
+      if (this.ready === ready) this.close();
+      throw err;
+    });
+  }
+
+  /** Whether its process runs (started, not exited). */
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Resolves when the process now running exits (at once when none runs). */
+  whenExited(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => child.once('exit', () => resolve()));
+  }
+
+  /** Stops a runtime that no call has used yet (its memory back); true if it did. */
+  stopIfUncalled(): boolean {
+    if (this.called || !this.child) return false;
+    this.close();
+    return true;
   }
 
   private start(): Promise<void> {

@@ -1,28 +1,16 @@
-import fs from 'node:fs';
-import http from 'node:http';
-import path from 'node:path';
 import type { BrowserSessionRecord, CodeLanguage, SessionExecuteReply } from '@wds/contracts';
 import type { Page } from 'playwright-core';
-import { CodeSandbox, type CodeSandboxSettings } from '../sandbox/code-sandbox';
 import type { SessionBrowser } from '../sandbox/session-browser';
-import { CdpRelay } from './cdp-relay';
+import type { CdpRelay } from './cdp-relay';
 import { LiveViews } from './live-view';
+import type { SessionDirs, SessionRuntimes } from './session-runtimes';
 
-/** Host directories of one session (removed when it ends). */
-export interface SessionDirs {
-  root: string;
-  browserData: string;
-  scratch: string;
-  socketDir: string;
-}
+export type { SessionDirs } from './session-runtimes';
 
 /** A session running on this replica: its browser, its relay, its code runtimes and its clocks. */
 export class LiveSession {
-  readonly relay: CdpRelay;
   /** Screencast viewers (liveViewUrl / interactiveLiveViewUrl); input from the interactive one is activity. */
   readonly views: LiveViews;
-  private readonly sandboxes = new Map<CodeLanguage, CodeSandbox>();
-  private socketServer?: http.Server;
   private chain: Promise<unknown> = Promise.resolve();
   lastActivity = Date.now();
   ending = false;
@@ -35,9 +23,12 @@ export class LiveSession {
     readonly slot: number,
     readonly dirs: SessionDirs,
     readonly browser: SessionBrowser,
-    private readonly sandboxSettings: Omit<CodeSandboxSettings, 'scratchDir' | 'socketDir'>,
+    /** Made with this browser (warm: with runtimes already started), never another's. */
+    private readonly runtimes: SessionRuntimes,
   ) {
-    this.relay = new CdpRelay(browser.wsEndpoint, () => this.touch());
+    if (runtimes.browserWsEndpoint !== browser.wsEndpoint)
+      throw new Error("a session's runtimes must be those made with its own browser");
+    runtimes.onActivity(() => this.touch());
     this.views = new LiveViews(
       () => this.page(),
       () => this.touch(),
@@ -72,32 +63,29 @@ export class LiveSession {
     return context.pages().at(-1) ?? (await context.newPage());
   }
 
-  /** The unix socket bound into the code sandboxes as their only way to the browser. */
-  async listenForSandbox(): Promise<void> {
-    const file = path.join(this.dirs.socketDir, 'cdp.sock');
-    const server = http.createServer((req, res) =>
-      this.relay.answerHttp(req, res, `ws://${req.headers.host ?? '127.0.0.1:9222'}`),
-    );
-    server.on('upgrade', (req, socket, head: Buffer) => {
-      const p = (req.url ?? '').split('?')[0];
-      this.relay.upgrade(req, socket, head, p);
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(file, () => resolve());
-    });
-    fs.chmodSync(file, 0o666);
-    this.socketServer = server;
+  /** The CDP relay of this session's browser (code sandboxes and cdpUrl). */
+  get relay(): CdpRelay {
+    return this.runtimes.relay;
   }
 
   /** Runs code in the language's runtime; calls of one session run one after another. */
   execute(language: CodeLanguage, code: string, timeoutMs: number): Promise<SessionExecuteReply> {
-    return this.exclusive(() => this.sandbox(language).run(code, timeoutMs));
+    return this.exclusive(() => this.runtimes.run(language, code, timeoutMs));
   }
 
   /** Starts a runtime before its first call (interact: while the scrape is replayed). */
   prestart(language: CodeLanguage): void {
-    this.sandbox(language).prestart();
+    this.runtimes.prestart(language).catch(() => undefined);
+  }
+
+  /** Languages whose runtime runs now (started ahead or by a call). */
+  get runningRuntimes(): CodeLanguage[] {
+    return this.runtimes.running;
+  }
+
+  /** Stops the runtimes started ahead that no call has used. */
+  stopUncalledRuntimes(): CodeLanguage[] {
+    return this.runtimes.stopUncalled();
   }
 
   /** Runs work on the session (code, an agent prompt) after the calls before it. */
@@ -110,25 +98,8 @@ export class LiveSession {
 
   /** Stops runtimes, relay and browser. */
   async close(): Promise<void> {
-    for (const s of this.sandboxes.values()) s.close();
-    this.sandboxes.clear();
+    this.runtimes.close();
     this.views.close();
-    this.relay.close();
-    this.socketServer?.close();
     await this.browser.close();
-    this.sandboxSettings.cgroup?.remove();
-  }
-
-  private sandbox(language: CodeLanguage): CodeSandbox {
-    let s = this.sandboxes.get(language);
-    if (!s) {
-      s = new CodeSandbox(language, {
-        ...this.sandboxSettings,
-        scratchDir: this.dirs.scratch,
-        socketDir: this.dirs.socketDir,
-      });
-      this.sandboxes.set(language, s);
-    }
-    return s;
   }
 }

@@ -23,12 +23,6 @@ export async function replayScrape(
   await page.goto(context.url, { waitUntil: 'load', timeout: deadline.budget('navigation') });
   if (context.options.waitFor > 0) await sleep(Math.min(context.options.waitFor, deadline.remaining()));
   const actions = context.actions.filter((a) => REPLAYED.has(a.type));
-  if (actions.length) {
-    const cdp = await page.context().newCDPSession(page);
-    try {
-      await runActions({ page, cdp }, actions, deadline);
-    } finally {
-      await cdp.detach().catch(() => undefined);
-    }
-  }
+  // Page-changing actions only: no DevTools session of its own is needed (nor attached).
+  if (actions.length) await runActions({ page }, actions, deadline);
 }

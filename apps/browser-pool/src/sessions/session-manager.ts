@@ -8,6 +8,7 @@ import {
   ServiceError,
   type LiveViewMode,
   type BrowserSessionRecord,
+  type CodeLanguage,
   type ReplayContext,
   type SessionCreateRequest,
   type SessionDeleteReply,
@@ -24,6 +25,7 @@ import { SessionBrowser } from '../sandbox/session-browser';
 import { LiveSession } from './live-session';
 import { replayScrape } from './replay';
 import type { SessionBilling } from './session-billing';
+import { SessionRuntimes } from './session-runtimes';
 import type { SessionStore } from './session-store';
 import { WarmBrowsers, type WarmBrowser } from './warm-browsers';
 
@@ -48,6 +50,10 @@ export interface SessionSettings {
   warmBrowsers: number;
   /** Session browsers in fewer processes (SESSION_LEAN_ARGS). */
   leanBrowsers: boolean;
+  /** Runtimes started (and, node, connected) with each warm browser, for that browser's session only. */
+  warmRuntimes: readonly CodeLanguage[];
+  /** A session's runtime started ahead and not called within this long is stopped (0: kept). */
+  warmRuntimeUnusedMs: number;
 }
 
 /**
@@ -127,6 +133,8 @@ export class SessionManager {
   }
 
   async create(req: SessionCreateRequest): Promise<BrowserSessionRecord> {
+    const t0 = Date.now();
+    const phases: Record<string, number> = {};
     // Every slot may be held by warm browsers still starting: one of them is this create's.
     if (!this.draining && this.freeSlots.length === 0 && this.warm.available === 0) {
       await this.warm.whenStarted();
@@ -165,7 +173,7 @@ export class SessionManager {
     let record: BrowserSessionRecord | undefined;
     let browser: SessionBrowser | undefined = taken?.browser;
     let dirs: LiveSession['dirs'] | undefined = taken?.dirs;
-    let cgroup: SandboxCgroup | undefined;
+    let runtimes: SessionRuntimes | undefined = taken?.runtimes;
     try {
       record = await this.store.insert({
         id,
@@ -180,7 +188,10 @@ export class SessionManager {
         maxSessions: req.maxSessions,
         concurrency: req.concurrency,
       });
-      const reservationId = await this.billing
+      phases.inserted = Date.now() - t0;
+      // The credit hold runs while the browser is made ready (a replay takes longer than the hold);
+      // nothing of the session is handed out before both succeeded.
+      const held = this.billing
         .hold(req.teamId, id, req.ttl, req.scrapeJobId ? 'interact' : 'browser')
         .catch((err: unknown) => {
           if (err instanceof ServiceError && err.code === ErrorCode.INSUFFICIENT_CREDITS) {
@@ -191,52 +202,65 @@ export class SessionManager {
             );
           }
           throw err;
-        });
-      await this.store.setReservation(id, reservationId);
-      if (!browser || !dirs) {
-        dirs = this.makeDirs(id, slot);
-        browser = await this.launchBrowser(slot, dirs);
-      }
-      cgroup = this.cgroups
-        ? SandboxCgroup.create(
-            id,
-            this.s.limits.addressSpaceBytes,
-            this.s.limits.processes,
-            this.codeUid(slot),
-          )
-        : undefined;
-      const session = new LiveSession(record, token, slot, dirs, browser, {
-        uid: this.codeUid(slot),
-        limits: this.s.limits,
-        cgroup,
-        outputCapBytes: this.s.outputCapBytes,
-        replyBudgetBytes: this.s.replyBudgetBytes,
-        runtimeMounts: this.s.runtimeMounts,
-      });
-      await session.listenForSandbox();
-      const state = profile ? await this.profiles.load(req.teamId, profile.name) : undefined;
-      if (replay) {
-        if (req.runtime) session.prestart(req.runtime);
-        try {
-          await replayScrape(await session.page(), replay, state, this.s.replayTimeoutMs);
-        } catch (err) {
-          this.logger.info({ err, scrapeJobId: req.scrapeJobId }, 'interact replay failed');
-          throw new ServiceError(
-            ErrorCode.CONFLICT,
-            `Failed to initialize the browser session from the original scrape (${(err as Error).message.split('\n')[0]}); rerun the scrape and try again`,
-          );
+        })
+        .then((reservationId) => this.store.setReservation(id, reservationId))
+        .finally(() => (phases.held = Date.now() - t0));
+      const prepared = (async () => {
+        if (!browser || !dirs) {
+          dirs = this.makeDirs(id, slot);
+          browser = await this.launchBrowser(slot, dirs);
         }
-      } else if (state?.cookies?.length) {
-        await browser.browser.contexts()[0].addCookies(state.cookies);
+        runtimes ??= await this.openRuntimes(id, slot, dirs, browser);
+        const made = new LiveSession(record, token, slot, dirs, browser, runtimes);
+        phases.browser = Date.now() - t0;
+        const state = profile ? await this.profiles.load(req.teamId, profile.name) : undefined;
+        if (replay) {
+          if (req.runtime) made.prestart(req.runtime);
+          try {
+            await replayScrape(await made.page(), replay, state, this.s.replayTimeoutMs);
+          } catch (err) {
+            this.logger.info({ err, scrapeJobId: req.scrapeJobId }, 'interact replay failed');
+            throw new ServiceError(
+              ErrorCode.CONFLICT,
+              `Failed to initialize the browser session from the original scrape (${(err as Error).message.split('\n')[0]}); rerun the scrape and try again`,
+            );
+          }
+        } else if (state?.cookies?.length) {
+          await browser.browser.contexts()[0].addCookies(state.cookies);
+        }
+        phases.prepared = Date.now() - t0;
+        return made;
+      })();
+      // Both settle before anything is cleaned up (a failed hold must not close a browser mid-replay).
+      const [hold, ready] = await Promise.allSettled([held, prepared]);
+      if (hold.status === 'rejected') throw hold.reason;
+      if (ready.status === 'rejected') throw ready.reason;
+      const session = ready.value;
+      this.logger.debug(
+        {
+          sessionId: id,
+          warm: !!taken,
+          runtimesAhead: !!taken?.runtimes,
+          ms: { ...phases, total: Date.now() - t0 },
+        },
+        'session created',
+      );
+      if (taken?.runtimes && this.s.warmRuntimeUnusedMs > 0) {
+        // Runtimes started ahead that this session has not called by then give their memory back.
+        setTimeout(() => {
+          if (this.live.get(id) !== session || session.ending) return;
+          const stopped = session.stopUncalledRuntimes();
+          if (stopped.length) this.logger.debug({ sessionId: id, stopped }, 'stopped unused runtimes');
+        }, this.s.warmRuntimeUnusedMs).unref();
       }
       this.live.set(id, session);
-      void browser.exited.then(() => {
+      void session.browser.exited.then(() => {
         if (this.live.get(id) === session && !session.ending) void this.end(id, 'browser-exited');
       });
       return { ...record, token };
     } catch (err) {
+      runtimes?.close();
       await browser?.close().catch(() => undefined);
-      cgroup?.remove();
       if (dirs) this.removeDirs(dirs);
       if (!this.live.has(id)) this.releaseSlot(slot);
       if (record) {
@@ -432,17 +456,29 @@ export class SessionManager {
     });
   }
 
-  /** A warm browser in a free slot, started exactly as a session's (undefined: no slot free). */
+  /**
+   * A warm browser in a free slot, started exactly as a session's, with its own runtimes (relay,
+   * socket, cgroup under the future session's id) and WDS_SESSION_WARM_RUNTIMES started in them
+   * (undefined: no slot free).
+   */
   private async launchWarm(): Promise<WarmBrowser | undefined> {
     if (this.draining) return undefined;
     const slot = this.freeSlots.pop();
     if (slot === undefined) return undefined;
     const id = randomUUID();
     let dirs: LiveSession['dirs'] | undefined;
+    let browser: SessionBrowser | undefined;
     try {
       dirs = this.makeDirs(id, slot);
-      return { id, slot, dirs, browser: await this.launchBrowser(slot, dirs) };
+      browser = await this.launchBrowser(slot, dirs);
+      const runtimes = await this.openRuntimes(id, slot, dirs, browser);
+      const runtimesStarted = this.s.warmRuntimes.length
+        ? Promise.all(this.s.warmRuntimes.map((l) => runtimes.prestart(l))).then(() => undefined)
+        : undefined;
+      runtimesStarted?.catch(() => undefined);
+      return { id, slot, dirs, browser, runtimes, runtimesStarted };
     } catch (err) {
+      await browser?.close().catch(() => undefined);
       if (dirs) this.removeDirs(dirs);
       this.freeSlots.push(slot);
       throw err;
@@ -450,9 +486,35 @@ export class SessionManager {
   }
 
   private async discardWarm(warm: WarmBrowser): Promise<void> {
+    warm.runtimes?.close();
     await warm.browser.close().catch(() => undefined);
     this.removeDirs(warm.dirs);
     this.freeSlots.push(warm.slot);
+  }
+
+  /** The code runtimes of `browser` (its relay and socket, a cgroup named after the session id). */
+  private async openRuntimes(
+    id: string,
+    slot: number,
+    dirs: LiveSession['dirs'],
+    browser: SessionBrowser,
+  ): Promise<SessionRuntimes> {
+    const cgroup = this.cgroups
+      ? SandboxCgroup.create(id, this.s.limits.addressSpaceBytes, this.s.limits.processes, this.codeUid(slot))
+      : undefined;
+    // (On failure, open() removes the cgroup.)
+    return SessionRuntimes.open(
+      browser.wsEndpoint,
+      dirs,
+      {
+        uid: this.codeUid(slot),
+        limits: this.s.limits,
+        outputCapBytes: this.s.outputCapBytes,
+        replyBudgetBytes: this.s.replyBudgetBytes,
+        runtimeMounts: this.s.runtimeMounts,
+      },
+      cgroup,
+    );
   }
 
   /** A slot is free again: a warm browser may take it. */

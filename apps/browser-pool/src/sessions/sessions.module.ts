@@ -100,6 +100,8 @@ function agentBrowserBinary(): string | undefined {
             replayTimeoutMs: 60_000,
             warmBrowsers: c.WDS_SESSION_WARM_BROWSERS,
             leanBrowsers: c.WDS_SESSION_LEAN_BROWSER,
+            warmRuntimes: c.WDS_SESSION_WARM_RUNTIMES,
+            warmRuntimeUnusedMs: c.WDS_SESSION_WARM_RUNTIME_UNUSED_SECONDS * 1000,
           },
           store,
           billing,

@@ -1,16 +1,22 @@
 import type { Logger } from '@wds/observability';
 import type { SessionBrowser } from '../sandbox/session-browser';
-import type { SessionDirs } from './live-session';
+import type { SessionDirs, SessionRuntimes } from './session-runtimes';
 
 /**
  * A session's browser started ahead of its session: launched exactly as a session's (its own slot,
- * so its own sandbox uid, and its own empty profile directory under the future session's id).
+ * so its own sandbox uid, and its own empty profile directory under the future session's id), with
+ * the runtimes made for that browser alone (WDS_SESSION_WARM_RUNTIMES started in them, connected
+ * to its CDP endpoint). Browser and runtimes are handed out, and discarded, together.
  */
 export interface WarmBrowser {
   id: string;
   slot: number;
   dirs: SessionDirs;
   browser: SessionBrowser;
+  /** Absent only in tests of this class (the session manager always makes them). */
+  runtimes?: SessionRuntimes;
+  /** The runtimes started ahead; the warm browser is ready to hand out before they are. */
+  runtimesStarted?: Promise<void>;
 }
 
 export interface WarmBrowserHooks {
@@ -30,6 +36,8 @@ const RETRY_AFTER_FAILURE_MS = 5_000;
  */
 export class WarmBrowsers {
   private readonly ready: WarmBrowser[] = [];
+  /** Waiting ones whose browser or a started runtime went away (discarded, never handed out). */
+  private readonly broken = new WeakSet<WarmBrowser>();
   private readonly waiters: (() => void)[] = [];
   private starting = 0;
   private closed = false;
@@ -53,8 +61,8 @@ export class WarmBrowsers {
   /** A ready browser, taken out of the pool for good (a refill starts), or undefined. */
   take(): WarmBrowser | undefined {
     let warm = this.ready.shift();
-    // One whose browser just went away (its exit not handled yet) is discarded, not handed out.
-    while (warm && !warm.browser.browser.isConnected()) {
+    // One whose browser or runtime just went away (its exit not handled yet) is discarded, not handed out.
+    while (warm && (this.broken.has(warm) || !warm.browser.browser.isConnected())) {
       void this.hooks.discard(warm);
       warm = this.ready.shift();
     }
@@ -96,11 +104,7 @@ export class WarmBrowsers {
       warm = await this.hooks.launch();
     } catch (err) {
       this.logger.warn({ err }, 'starting a warm session browser failed');
-      this.retryTimer = setTimeout(() => {
-        this.retryTimer = undefined;
-        this.fill();
-      }, RETRY_AFTER_FAILURE_MS);
-      this.retryTimer.unref();
+      this.retryLater();
       return false;
     }
     if (!warm) return false;
@@ -109,13 +113,41 @@ export class WarmBrowsers {
       return false;
     }
     this.ready.push(warm);
-    void warm.browser.exited.then(() => {
+    const lost = (what: string) => {
+      if (this.broken.has(warm)) return;
       const at = this.ready.indexOf(warm);
       if (at < 0) return; // taken by a session, which watches it itself
+      this.broken.add(warm);
       this.ready.splice(at, 1);
-      this.logger.warn({ slot: warm.slot }, 'a warm session browser exited while waiting');
+      this.logger.warn({ slot: warm.slot }, `a warm session ${what} exited while waiting`);
       void this.hooks.discard(warm).finally(() => this.fill());
-    });
+    };
+    void warm.browser.exited.then(() => lost('browser'));
+    if (warm.runtimesStarted) {
+      // Ready to hand out now; the next start waits for its runtimes (one start at a time).
+      const started = await warm.runtimesStarted.then(
+        () => true,
+        (err: unknown) => {
+          this.logger.warn({ err, slot: warm.slot }, 'starting a warm session runtime failed');
+          return false;
+        },
+      );
+      if (!started) {
+        // A host where runtimes cannot start must not relaunch browsers in a loop.
+        this.retryLater();
+        lost('runtime');
+        return false;
+      }
+      if (this.ready.includes(warm)) void warm.runtimes?.whenOneExits().then(() => lost('runtime'));
+    }
     return true;
+  }
+
+  private retryLater(): void {
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.fill();
+    }, RETRY_AFTER_FAILURE_MS);
+    this.retryTimer.unref();
   }
 }

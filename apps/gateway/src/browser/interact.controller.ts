@@ -54,7 +54,7 @@ export class InteractController {
         { field: 'prompt' },
       );
     }
-    const session = await this.sessionFor(
+    const { session, recorded } = await this.sessionFor(
       team,
       concurrencyLeaseOf(req),
       jobId,
@@ -64,12 +64,17 @@ export class InteractController {
     );
     const base = publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, req);
     const urls = { sessionId: session.id, cdpUrl: cdpUrl(base, session), ...liveViewUrls(base, session) };
-    if (run.prompt !== undefined) {
-      const reply = await this.sessions.prompt(team, session, run.prompt, run.timeout);
-      return { ...promptResult(reply), ...urls };
+    // The new session's activity record is written while its first call runs (not before it).
+    try {
+      if (run.prompt !== undefined) {
+        const reply = await this.sessions.prompt(team, session, run.prompt, run.timeout);
+        return { ...promptResult(reply), ...urls };
+      }
+      const reply = await this.sessions.execute(team.teamId, session, run.code!, run.language, run.timeout);
+      return { ...executeResult(reply, run.language), ...urls };
+    } finally {
+      await recorded;
     }
-    const reply = await this.sessions.execute(team.teamId, session, run.code!, run.language, run.timeout);
-    return { ...executeResult(reply, run.language), ...urls };
   }
 
   @Delete()
@@ -92,7 +97,10 @@ export class InteractController {
     };
   }
 
-  /** The scrape's session: existing (active, or 410 once ended) or created now from its replay context. */
+  /**
+   * The scrape's session: existing (active, or 410 once ended) or created now from its replay
+   * context; `recorded` settles once a new session's call activity is written (it never rejects).
+   */
   private async sessionFor(
     team: AuthenticatedTeam,
     requestLease: string | undefined,
@@ -100,11 +108,11 @@ export class InteractController {
     ttl: number,
     activityTtl: number,
     runtime: CodeLanguage | undefined,
-  ): Promise<BrowserSessionRecord> {
+  ): Promise<{ session: BrowserSessionRecord; recorded: Promise<void> }> {
     const existing = await this.find(team.teamId, jobId);
     if (existing) {
       if (existing.status === 'destroyed') throw gone();
-      return existing;
+      return { session: existing, recorded: Promise.resolve() };
     }
     const request = {
       teamId: team.teamId,
@@ -116,18 +124,25 @@ export class InteractController {
       runtime,
     };
     const createdAt = Date.now();
-    const recorded = async (session: BrowserSessionRecord) => {
-      await this.activity.execute({ team, endpoint: 'interact', id: session.id, target: null, createdAt });
-      return session;
-    };
+    // RecordCallActivity logs its own failures: the promise never rejects.
+    const recorded = (session: BrowserSessionRecord) => ({
+      session,
+      recorded: this.activity.execute({
+        team,
+        endpoint: 'interact',
+        id: session.id,
+        target: null,
+        createdAt,
+      }),
+    });
     try {
-      return await recorded(await this.sessions.create(request));
+      return recorded(await this.sessions.create(request));
     } catch (err) {
       if (!(err instanceof ServiceError)) throw err;
       // Two first calls at once: the other one created it.
       if (err.code === ErrorCode.CONFLICT && /already has a browser session/.test(err.message)) {
         const raced = await this.find(team.teamId, jobId);
-        if (raced?.status === 'active') return raced;
+        if (raced?.status === 'active') return { session: raced, recorded: Promise.resolve() };
         if (raced) throw gone();
       }
       if (err.code !== ErrorCode.NOT_FOUND) throw err;
