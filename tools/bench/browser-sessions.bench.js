@@ -3,7 +3,7 @@
 // billing, scraper, browser-pool and the gateway as their own processes (apps/*/dist/main.js).
 // Two browser-pool runs in one process, differing only by WDS_SESSION_WARM_RUNTIMES: "before"
 // (2 warm lean browsers, no runtime started with them: the code as of the warm-browser work) and
-// "after" (2 warm browsers, each with a node runtime started and connected), each with: session
+// "after" (2 warm browsers, each with a node runtime started), each with: session
 // create p50/p95 (baseline: launching chromium-headless-shell with playwright-core and opening a
 // page), the first node call of a new session, the first interact call on a scrape (replay of its
 // clicks), execute round trips of a trivial node/python/bash call (baseline: GET /v2/browser, a

@@ -41,8 +41,9 @@ export const browserPoolEnvShape = {
    */
   WDS_SESSION_WARM_BROWSERS: envInt({ min: 0, max: 16 }).default(1),
   /**
-   * Code runtimes started with each warm browser, in that browser's own code sandbox (node: connected
-   * to its CDP endpoint), so a session's first call skips the sandbox and runtime start: comma list
+   * Code runtimes started with each warm browser, in that browser's own code sandbox (ready to connect
+   * to its CDP relay; node connects at the first call), so a session's first call skips the sandbox
+   * and runtime start: comma list
    * of node, python, bash; `none` for none (an empty value means unset). Each costs its memory while it waits (node about 70 MB PSS,
    * docs/benchmarks.md). Handed out only with the browser they were made for.
    */

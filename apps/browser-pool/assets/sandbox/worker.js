@@ -179,9 +179,8 @@ async function runNode() {
     }
     return describe(await script.runInThisContext());
   }
-  // Connected before `ready`, so the first call skips the CDP handshake; a failure here is retried
-  // by that call (and reported by it if it fails again).
-  connected = await connect().catch(() => undefined);
+  // Connects at the first call, not before: a Playwright client connected to a session that runs
+  // no node code (e.g. an interact prompt) was seen to stall the browser agent's steps.
   serve(run);
 }
 

@@ -97,7 +97,7 @@ describe('browser-pool sessions: runtimes started with the warm browsers', () =>
     worker: number;
   }
 
-  /** Waiting warm browsers whose node runtime runs and is connected to their own relay socket. */
+  /** Waiting warm browsers whose node runtime runs (it connects to their relay socket at its first call). */
   const warmReady = (): Warm[] => {
     const procs = sandboxProcs();
     const out: Warm[] = [];
@@ -109,7 +109,7 @@ describe('browser-pool sessions: runtimes started with the warm browsers', () =>
           (p) => p.uid === browserUid + 1 && p.cmdline.startsWith('/usr/bin/node /opt/wds/worker.js node'),
         );
         const socket = path.join(sessionDir, id, 'sock', 'cdp.sock');
-        if (worker && connectionsTo(worker.pid, socket) > 0)
+        if (worker && fs.existsSync(socket))
           out.push({ id, browserUid, codeUid: browserUid + 1, worker: worker.pid });
       } catch {
         // being made or removed
@@ -191,7 +191,7 @@ describe('browser-pool sessions: runtimes started with the warm browsers', () =>
   });
 
   it('hands each session the node runtime started with its own warm browser, and only that one', async () => {
-    const warm = await until('two warm browsers with a connected node runtime', () => {
+    const warm = await until('two warm browsers with a started node runtime', () => {
       const w = warmReady();
       return w.length === 2 ? w : undefined;
     });
@@ -211,6 +211,10 @@ describe('browser-pool sessions: runtimes started with the warm browsers', () =>
       (p) => p.uid === fromWarm!.codeUid && p.cmdline.startsWith('/usr/bin/node /opt/wds/worker.js node'),
     );
     expect(workersOfA.map((p) => p.pid)).toEqual([fromWarm!.worker]);
+    // ... connected to its own browser's relay socket (seen in the sandbox's network namespace).
+    expect(connectionsTo(fromWarm!.worker, path.join(sessionDir, a.id, 'sock', 'cdp.sock'))).toBeGreaterThan(
+      0,
+    );
 
     // A second session from the other warm browser: its own runtime, its own browser.
     const b = await create();
@@ -253,7 +257,7 @@ describe('browser-pool sessions: runtimes started with the warm browsers', () =>
   });
 
   it('discards a waiting runtime with its browser, and stops one its session never called', async () => {
-    const [warm] = await until('a warm browser with a connected node runtime', () => {
+    const [warm] = await until('a warm browser with a started node runtime', () => {
       const w = warmReady();
       return w.length ? w : undefined;
     });
