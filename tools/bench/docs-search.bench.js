@@ -14,7 +14,9 @@
 // BENCH_DOCS_LLM=embedded starts the embedded model (Qwen2.5-Coder-1.5B on llama.cpp, 2 threads,
 // 1 slot; BENCH_LLM_MODEL picks another) here and renices it to -10 (run it under
 // `flock /work/helpers/llm-bench.lock` on a shared machine); otherwise WDS_LLM_BASE_URL names the
-// model. Knobs: BENCH_DOCS_QUESTIONS (limit the questions answered by the model; default all).
+// model. Knobs: BENCH_DOCS_QUESTIONS (limit the questions answered by the model; default all),
+// BENCH_DOCS_TOP_K (passages shown to the model; default 3, the service's default),
+// BENCH_DOCS_RECORD (a file to write each answer, its citations and the dropped ones to).
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -89,6 +91,7 @@ async function main() {
       `index: cold ${cold.ms} ms (${cold.embedded} embedded, ${(cold.ms / cold.embedded).toFixed(1)} ms/passage); warm ${warm.ms} ms (${warm.embedded} embedded, ${warm.unchanged} unchanged)`,
     );
 
+    const topK = Number(process.env.BENCH_DOCS_TOP_K || 3);
     const hybrid = new Retriever(store, embedder);
     await hybrid.refresh();
     const text = new Retriever(store, undefined);
@@ -165,7 +168,17 @@ async function main() {
       await embedder.close();
       return;
     }
-    const model = new LlmAnswerModel(new OpenAiCompatibleLlm(llmConfig));
+    const llmModel = new LlmAnswerModel(new OpenAiCompatibleLlm(llmConfig));
+    // Keeps each reply, so the model's own citations (before the support post-check) are judged too.
+    let lastReply;
+    const model = {
+      enabled: true,
+      answer: async (...args) => {
+        lastReply = undefined;
+        lastReply = await llmModel.answer(...args);
+        return lastReply;
+      },
+    };
     const logger = createLogger({ service: 'bench', level: 'silent' });
     // The bench has no activity stream: the tokens are summed from the answers below instead.
     const tokenSink = { reportTokens: async () => undefined };
@@ -173,16 +186,20 @@ async function main() {
       hybrid,
       model,
       tokenSink,
-      { WDS_DOCS_TOP_K: 5, WDS_DOCS_ANSWER_TIMEOUT_MS: 180_000 },
+      { WDS_DOCS_TOP_K: topK, WDS_DOCS_ANSWER_TIMEOUT_MS: 180_000 },
       logger,
     );
     const limit = Number(process.env.BENCH_DOCS_QUESTIONS || QUESTIONS.length);
     const answered = [];
+    const modelCited = [];
+    const records = [];
+    const load = [];
     const times = [];
     let written = 0;
     let tokens = 0;
     const hybridRuns = table[2].runs;
     for (const question of QUESTIONS.slice(0, limit)) {
+      load.push(os.loadavg()[0]);
       const t0 = performance.now();
       const res = await ask.execute({
         teamId: 'bench',
@@ -194,16 +211,38 @@ async function main() {
       if (!res.warning || /dropped/.test(res.warning)) written++;
       tokens += res.usage.totalTokens;
       const byRef = new Map(hybridRuns.find((r) => r.question === question).retrieved.map((p) => [p.ref, p]));
-      answered.push({
-        question,
-        cited: res.evidence.map((e) => byRef.get(e.pathOrUrl) ?? { source: '', title: '', ref: e.pathOrUrl }),
+      const judge = (evidence) =>
+        evidence.map((e) => byRef.get(e.pathOrUrl) ?? { source: '', title: '', ref: e.pathOrUrl });
+      answered.push({ question, cited: judge(res.evidence) });
+      // What the model cited (valid passages) before the post-check dropped the unsupported ones.
+      const own = lastReply?.answer ? [...lastReply.answer.evidence, ...lastReply.answer.unsupported] : [];
+      if (own.length) modelCited.push({ question, cited: judge(own) });
+      records.push({
+        q: question.q,
+        retrieved: hybridRuns
+          .find((r) => r.question === question)
+          .retrieved.slice(0, topK)
+          .map((p) => p.ref),
+        answer: res.answer,
+        evidence: res.evidence,
+        unsupported: lastReply?.answer?.unsupported ?? [],
+        warning: res.warning,
+        ms: Math.round(times[times.length - 1]),
+        tokens: res.usage,
       });
     }
+    if (process.env.BENCH_DOCS_RECORD)
+      fs.writeFileSync(process.env.BENCH_DOCS_RECORD, JSON.stringify(records, null, 2));
     say(
       `answers (${llmConfig.featureModels.docs ?? llmConfig.model} at ${llmConfig.baseUrl}): ${answered.length} questions, ` +
         `written by the model ${written}, citation precision ${citationPrecision(answered).toFixed(3)}, ` +
         `latency p50 ${(percentile(times, 50) / 1000).toFixed(1)} s p95 ${(percentile(times, 95) / 1000).toFixed(1)} s, ` +
-        `${Math.round(tokens / Math.max(1, written))} tokens per model answer`,
+        `${Math.round(tokens / Math.max(1, written))} tokens per model answer, ${topK} passages shown, ` +
+        `load average ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)}`,
+    );
+    say(
+      `  the model's own citations (before the support post-check): precision ${citationPrecision(modelCited).toFixed(3)}, ` +
+        `${modelCited.reduce((n, r) => n + r.cited.length, 0)} citations; after it: ${answered.reduce((n, r) => n + r.cited.length, 0)}`,
     );
     await embedder.close();
   } finally {

