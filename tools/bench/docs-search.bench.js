@@ -99,6 +99,7 @@ async function main() {
     for (const [name, r] of [
       ['full text only (baseline)', text],
       ['hybrid, no user-docs prior', new Retriever(store, embedder, { internalPrior: 1 })],
+      ['hybrid, no per-source cap', new Retriever(store, embedder, { perSource: 0 })],
       ['hybrid (full text + vectors)', hybrid],
     ]) {
       const runs = [];
@@ -114,7 +115,7 @@ async function main() {
         `${name.padEnd(30)} recall@1 ${recallAt(1, runs).toFixed(3)}  @3 ${recallAt(3, runs).toFixed(3)}  @5 ${recallAt(5, runs).toFixed(3)}  latency p50 ${ms(percentile(times, 50))} p95 ${ms(percentile(times, 95))}`,
       );
     }
-    const misses = table[2].runs.filter(
+    const misses = table[3].runs.filter(
       (x) => !x.retrieved.slice(0, 3).some((p) => answersQuestion(p, x.question)),
     );
     for (const m of misses)
@@ -197,7 +198,7 @@ async function main() {
     const times = [];
     let written = 0;
     let tokens = 0;
-    const hybridRuns = table[2].runs;
+    const hybridRuns = table[3].runs;
     for (const question of QUESTIONS.slice(0, limit)) {
       load.push(os.loadavg()[0]);
       const t0 = performance.now();
