@@ -15,7 +15,7 @@
 // 1 slot; BENCH_LLM_MODEL picks another) here and renices it to -10 (run it under
 // `flock /work/helpers/llm-bench.lock` on a shared machine); otherwise WDS_LLM_BASE_URL names the
 // model. Knobs: BENCH_DOCS_QUESTIONS (limit the questions answered by the model; default all),
-// BENCH_DOCS_TOP_K (passages shown to the model; default 3, the service's default),
+// BENCH_DOCS_SKIP (start after this many questions), BENCH_DOCS_TOP_K (passages shown to the model; default 3, the service's default),
 // BENCH_DOCS_RECORD (a file to write each answer, its citations and the dropped ones to).
 const fs = require('node:fs');
 const os = require('node:os');
@@ -190,6 +190,7 @@ async function main() {
       { WDS_DOCS_TOP_K: topK, WDS_DOCS_ANSWER_TIMEOUT_MS: 180_000 },
       logger,
     );
+    const skip = Number(process.env.BENCH_DOCS_SKIP || 0);
     const limit = Number(process.env.BENCH_DOCS_QUESTIONS || QUESTIONS.length);
     const answered = [];
     const modelCited = [];
@@ -199,7 +200,8 @@ async function main() {
     let written = 0;
     let tokens = 0;
     const hybridRuns = table[3].runs;
-    for (const question of QUESTIONS.slice(0, limit)) {
+    let reattributed = 0;
+    for (const question of QUESTIONS.slice(skip, skip + limit)) {
       load.push(os.loadavg()[0]);
       const t0 = performance.now();
       const res = await ask.execute({
@@ -216,7 +218,16 @@ async function main() {
         evidence.map((e) => byRef.get(e.pathOrUrl) ?? { source: '', title: '', ref: e.pathOrUrl });
       answered.push({ question, cited: judge(res.evidence) });
       // What the model cited (valid passages) before the post-check dropped the unsupported ones.
-      const own = lastReply?.answer ? [...lastReply.answer.evidence, ...lastReply.answer.unsupported] : [];
+      const own = lastReply?.answer
+        ? [
+            ...lastReply.answer.evidence.slice(
+              0,
+              lastReply.answer.evidence.length - lastReply.answer.reattributed,
+            ),
+            ...lastReply.answer.unsupported,
+          ]
+        : [];
+      reattributed += lastReply?.answer && !res.warning ? lastReply.answer.reattributed : 0;
       if (own.length) modelCited.push({ question, cited: judge(own) });
       records.push({
         q: question.q,
@@ -235,7 +246,7 @@ async function main() {
     if (process.env.BENCH_DOCS_RECORD)
       fs.writeFileSync(process.env.BENCH_DOCS_RECORD, JSON.stringify(records, null, 2));
     say(
-      `answers (${llmConfig.featureModels.docs ?? llmConfig.model} at ${llmConfig.baseUrl}): ${answered.length} questions, ` +
+      `answers (${llmConfig.featureModels.docs ?? llmConfig.model} at ${llmConfig.baseUrl}): ${answered.length} questions (from #${skip + 1}), ` +
         `written by the model ${written}, citation precision ${citationPrecision(answered).toFixed(3)}, ` +
         `latency p50 ${(percentile(times, 50) / 1000).toFixed(1)} s p95 ${(percentile(times, 95) / 1000).toFixed(1)} s, ` +
         `${Math.round(tokens / Math.max(1, written))} tokens per model answer, ${topK} passages shown, ` +
@@ -243,7 +254,8 @@ async function main() {
     );
     say(
       `  the model's own citations (before the support post-check): precision ${citationPrecision(modelCited).toFixed(3)}, ` +
-        `${modelCited.reduce((n, r) => n + r.cited.length, 0)} citations; after it: ${answered.reduce((n, r) => n + r.cited.length, 0)}`,
+        `${modelCited.reduce((n, r) => n + r.cited.length, 0)} citations; after it: ${answered.reduce((n, r) => n + r.cited.length, 0)} ` +
+        `(${reattributed} of them passages the answer was taken from that the model had not cited)`,
     );
     await embedder.close();
   } finally {

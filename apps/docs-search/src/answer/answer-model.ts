@@ -7,12 +7,14 @@ export const DOCS_ANSWER_MODEL = 'DOCS_ANSWER_MODEL';
 export interface ModelAnswer {
   answer: string;
   /**
-   * Citations that point at a retrieved passage the answer rests on (`checkCitations`), in the
-   * model's order, without repeats.
+   * The retrieved passages the answer rests on (`attributeAnswer`): the model's citations of them
+   * in its order, then those it took the answer from without citing them, without repeats.
    */
   evidence: DocsSearchEvidence[];
-  /** Citations of retrieved passages that the post-check found no sentence of the answer resting on (not shown). */
+  /** The model's citations of retrieved passages that the answer takes nothing from (not returned). */
   unsupported: DocsSearchEvidence[];
+  /** Passages in `evidence` that the model did not cite. */
+  reattributed: number;
   /** Citations the model made that point at no retrieved passage. */
   dropped: number;
 }

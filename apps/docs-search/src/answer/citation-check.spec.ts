@@ -1,6 +1,6 @@
 import type { Passage } from '../corpus/passage';
 import type { Retrieved } from '../search/retriever';
-import { answerSentences, checkCitations, coverage } from './citation-check';
+import { answerSentences, attributeAnswer, coverage } from './citation-check';
 import { citedAnswer } from './llm-answer-model';
 
 function passage(ref: string, title: string, body: string): Passage {
@@ -82,6 +82,26 @@ describe('citation post-check', () => {
     expect(result.unsupported).toEqual([]);
   });
 
+  it('cites the passage the answer was taken from when the model put another number on it', () => {
+    // Seen with the 1.5B model: "5 credits per request" taken from the limits passage, cited as another one.
+    const result = citedAnswer(
+      {
+        answer: 'The enhanced proxy costs up to 5 credits per request.',
+        citations: [{ passage: 3, reason: 'describes the request' }],
+      },
+      'How many credits does the enhanced proxy cost?',
+      retrieved,
+    );
+    expect(result.evidence).toEqual([
+      {
+        pathOrUrl: 'docs/api-v2.md#limits',
+        reason: 'States what the answer says: "Proxy `enhanced`: up to 5 credits per request."',
+      },
+    ]);
+    expect(result.unsupported.map((e) => e.pathOrUrl)).toEqual(['openapi#/paths/~1v2~1browser/post']);
+    expect(result.reattributed).toBe(1);
+  });
+
   it('keeps the best-supported citation when no sentence is clearly supported, and drops citations of passages not shown', () => {
     const result = citedAnswer(
       {
@@ -115,6 +135,8 @@ describe('citation post-check', () => {
     expect(
       answerSentences('Two credits a minute [1]. Billed on stop [1, 2].\n- prorated by the second'),
     ).toEqual(['Two credits a minute.', 'Billed on stop.', '- prorated by the second']);
-    expect(checkCitations(s, QUESTION, [INTERACT, LIMITS]).kept).toEqual([1]);
+    expect(attributeAnswer(s, QUESTION, [INTERACT, LIMITS], new Set([0])).used).toEqual([1]);
+    // A one-word answer supports nothing clearly: the model's own citation stays.
+    expect(attributeAnswer('No.', QUESTION, [INTERACT, LIMITS], new Set([0])).used).toEqual([0]);
   });
 });

@@ -15,7 +15,7 @@ export function terms(text: string): string[] {
 }
 
 /** Sentences (or list items / table rows) of a markdown body, without markup noise. */
-function sentences(body: string): string[] {
+export function sentences(body: string): string[] {
   return body
     .replace(/```[\s\S]*?```/g, ' ')
     .split(/\n+|(?<=[.!?])\s+(?=[A-Z`*])/)

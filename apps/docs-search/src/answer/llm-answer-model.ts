@@ -2,7 +2,7 @@ import type { DocsSearchEvidence } from '@wds/contracts';
 import type { LlmPort } from '@wds/llm';
 import type { Retrieved } from '../search/retriever';
 import type { AnswerModel, ModelAnswer, ModelReply } from './answer-model';
-import { checkCitations } from './citation-check';
+import { attributeAnswer } from './citation-check';
 
 /** Characters of each passage shown to the model: a whole passage, bounded for small context windows. */
 const PASSAGE_CHARS = 1200;
@@ -89,36 +89,45 @@ export interface ModelOutput {
 }
 
 /**
- * The answer as returned: citations of passages that were not retrieved are dropped (counted),
- * repeats removed, and each remaining citation is checked against the written answer
- * (`checkCitations`): those the answer does not rest on are set aside as `unsupported`.
+ * The answer as returned: citations of passages that were not retrieved are dropped (counted) and
+ * repeats removed; then the evidence is the passages the written answer rests on
+ * (`attributeAnswer`): a cited passage the answer takes nothing from is set aside as `unsupported`,
+ * and a passage it was shown and took the answer from is cited even when the model put another
+ * number on it (`reattributed`; its reason quotes the passage's supporting sentence).
  */
 export function citedAnswer(value: ModelOutput, question: string, retrieved: Retrieved[]): ModelAnswer {
   const text = value.answer.trim();
   // Citations of retrieved passages, without repeats, in the model's order.
-  const valid: { rank: number; reason: string }[] = [];
+  const reasons = new Map<number, string>();
   let dropped = 0;
   for (const c of value.citations) {
     if (!retrieved[c.passage - 1]) {
       dropped++;
       continue;
     }
-    if (!valid.some((v) => v.rank === c.passage - 1))
-      valid.push({ rank: c.passage - 1, reason: c.reason.trim() });
+    if (!reasons.has(c.passage - 1)) reasons.set(c.passage - 1, c.reason.trim());
   }
-  // The post-check sees them in retrieval order (its ties go to the better-ranked passage).
-  const byRank = [...valid].sort((a, b) => a.rank - b.rank);
-  const check = checkCitations(
-    text,
-    question,
-    byRank.map((v) => retrieved[v.rank].passage),
-  );
-  const keptRanks = new Set(check.kept.map((i) => byRank[i].rank));
-  const evidenceOf = (v: { rank: number; reason: string }): DocsSearchEvidence => ({
-    pathOrUrl: retrieved[v.rank].passage.ref,
-    reason: v.reason,
-  });
-  const evidence = valid.filter((v) => keptRanks.has(v.rank)).map(evidenceOf);
-  const unsupported = valid.filter((v) => !keptRanks.has(v.rank)).map(evidenceOf);
-  return { answer: text, evidence, unsupported, dropped };
+  const shown = retrieved.map((r) => r.passage);
+  const check = attributeAnswer(text, question, shown, new Set(reasons.keys()));
+  const used = new Set(check.used);
+  const evidence: DocsSearchEvidence[] = [
+    // The model's citations the answer rests on, in its order, with its reasons.
+    ...[...reasons].filter(([i]) => used.has(i)).map(([i, reason]) => ({ pathOrUrl: shown[i].ref, reason })),
+    // Passages the answer rests on that the model did not cite (or cited by another number).
+    ...check.used
+      .filter((i) => !reasons.has(i))
+      .map((i) => ({
+        pathOrUrl: shown[i].ref,
+        reason: `States what the answer says: "${clip(check.quotes.get(i) ?? shown[i].title, 160)}"`,
+      })),
+  ];
+  const unsupported = [...reasons]
+    .filter(([i]) => !used.has(i))
+    .map(([i, reason]) => ({ pathOrUrl: shown[i].ref, reason }));
+  const reattributed = check.used.filter((i) => !reasons.has(i)).length;
+  return { answer: text, evidence, unsupported, reattributed, dropped };
+}
+
+function clip(s: string, n: number): string {
+  return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
 }
