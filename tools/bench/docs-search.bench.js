@@ -13,7 +13,8 @@
 //     own worker thread; on the main thread it was ~0.9 and starved requests).
 // BENCH_DOCS_LLM=embedded starts the embedded model (Qwen2.5-Coder-1.5B on llama.cpp, 2 threads,
 // 1 slot; BENCH_LLM_MODEL picks another) here and renices it to -10 (run it under
-// `flock /work/helpers/llm-bench.lock` on a shared machine); otherwise WDS_LLM_BASE_URL names the
+// `flock /work/helpers/llm-bench.lock` on a shared machine, or set BENCH_LLM_LOCK to that file to
+// take the lock only once the index is built); otherwise WDS_LLM_BASE_URL names the
 // model. Knobs: BENCH_DOCS_QUESTIONS (limit the questions answered by the model; default all),
 // BENCH_DOCS_SKIP (start after this many questions), BENCH_DOCS_TOP_K (passages shown to the model; default 3, the service's default),
 // BENCH_DOCS_RECORD (a file to write each answer, its citations and the dropped ones to).
@@ -27,7 +28,7 @@ const { buildIndex } = require('../../apps/docs-search/dist/index/build-index');
 const { Embedder, dot } = require('../../apps/docs-search/dist/index/embedder');
 const { PassageStore } = require('../../apps/docs-search/dist/index/passage-store');
 const { Retriever } = require('../../apps/docs-search/dist/search/retriever');
-const { spawnSync } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const { ensureEmbeddingModel } = require('../stack/lib/embedding-model');
 const { createLogger } = require('../../libs/observability/dist');
 const { OpenAiCompatibleLlm, llmConfigFromEnv } = require('../../libs/llm/dist');
@@ -65,11 +66,28 @@ function prioritise(pid) {
   return `${nice.status === 0 ? `${threads.length} threads reniced to -10` : `renice failed: ${nice.stderr.trim()}`}, ${group}`;
 }
 
+/**
+ * Takes an exclusive flock(1) on `file` and holds it until `release()` (or this process's end: the
+ * holder reads its stdin, which closes then): the index is built before, so only the model's part
+ * of the run waits for (and holds) the shared lock.
+ */
+function holdLock(file) {
+  const child = spawn('flock', [file, 'sh', '-c', 'echo locked; read x'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  child.release = () => child.stdin.end();
+  return new Promise((resolve, reject) => {
+    child.stdout.once('data', () => resolve(child));
+    child.once('exit', (code) => reject(new Error(`flock ${file} exited with ${code}`)));
+  });
+}
+
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-bench-docs-'));
   const pg = await startPostgres({ dataDir: path.join(dir, 'pg'), durable: false });
   const db = new Database({ url: pg.url });
   let server;
+  let lock;
   try {
     await runMigrations(db, {
       schema: 'docs_search',
@@ -142,6 +160,13 @@ async function main() {
 
     let llmConfig = llmConfigFromEnv();
     if (process.env.BENCH_DOCS_LLM === 'embedded') {
+      if (process.env.BENCH_LLM_LOCK) {
+        const t0 = performance.now();
+        lock = await holdLock(process.env.BENCH_LLM_LOCK);
+        say(
+          `model lock ${process.env.BENCH_LLM_LOCK} taken after ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+        );
+      }
       const modelName = process.env.BENCH_LLM_MODEL || 'qwen2.5-coder-1.5b';
       const t0 = performance.now();
       server = await startModelServer({
@@ -261,6 +286,7 @@ async function main() {
   } finally {
     // The model server holds ~2 GB: never left running.
     await server?.stop();
+    lock?.release();
     await db.close();
     await pg.stop();
     fs.rmSync(dir, { recursive: true, force: true });
