@@ -150,22 +150,25 @@ async function main() {
       return { status: res.status, body: await res.json().catch(() => undefined) };
     };
     await waitFor('gateway', async () => (await fetch(`${gw}/health/ready`)).status === 200);
-    // The gateway can be ready before billing serves (503 for the grant): ask again for a while.
+    // The gateway can be ready before billing serves (503 for the grant): ask again until it does.
     let team;
-    for (let i = 0; i < 60; i++) {
-      team = await call(
-        'POST',
-        '/admin/v1/teams',
-        {
-          name: 'bench',
-          credits: 10_000_000,
-          limits: { maxBrowserSessions: 100, maxConcurrency: 100, requestsPerMinute: 1_000_000 },
-        },
-        ADMIN_TOKEN,
-      );
-      if (team.status !== 503) break;
-      await new Promise((r) => setTimeout(r, 1000));
-    }
+    await waitFor(
+      'billing',
+      async () => {
+        team = await call(
+          'POST',
+          '/admin/v1/teams',
+          {
+            name: 'bench',
+            credits: 10_000_000,
+            limits: { maxBrowserSessions: 100, maxConcurrency: 100, requestsPerMinute: 1_000_000 },
+          },
+          ADMIN_TOKEN,
+        );
+        return team.status !== 503;
+      },
+      60_000,
+    );
     if (!team.body?.apiKey) throw new Error(`team: ${team.status} ${JSON.stringify(team.body)}`);
     const key = team.body.apiKey;
 
