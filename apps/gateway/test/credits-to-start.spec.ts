@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { BATCH_RPC, CRAWL_RPC } from '@wds/contracts';
-import { call, serveBilling, startGateway, startStack, type TestGateway, type TestStack } from './harness';
+import {
+  BillingStandIn,
+  call,
+  serveBilling,
+  startGateway,
+  startStack,
+  type TestGateway,
+  type TestStack,
+} from './harness';
 
 jest.setTimeout(60_000);
 
@@ -76,5 +84,40 @@ describe('gateway: credits needed to start a crawl or batch scrape', () => {
     expect((await crawl(five, ['summary'], 'auto')).status).toBe(402);
     expect((await crawl(await teamWith(9), ['summary'], 'auto')).status).toBe(200);
     expect(started).toBe(before + 6);
+  });
+});
+
+/**
+ * A fresh install: the gateway is ready before billing, so the bootstrap team's creation grant
+ * fails at start and is retried in the background. The operator's first request must not meet a
+ * 402 in that window: it tries the grant at once and waits for it.
+ */
+describe('gateway: the bootstrap team right after a start where billing came up later', () => {
+  const BOOTSTRAP_KEY = 'operator-chosen-bootstrap-key-for-credits';
+  let stack: TestStack;
+  let gw: TestGateway;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    stack.messaging.serve(CRAWL_RPC.create, async (req) => ({ id: req.crawlId }));
+    // No billing yet: the start's grant attempt finds no responder.
+    gw = await startGateway(stack, { WDS_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, WDS_BOOTSTRAP_CREDITS: '100' });
+  });
+
+  afterAll(async () => {
+    await gw?.stop();
+    await stack?.stop();
+  });
+
+  it('its first job start waits for the creation credits instead of answering 402', async () => {
+    const billing = new BillingStandIn(stack.messaging);
+    expect(billing.grants.size).toBe(0);
+    const res = await call(gw.url, 'POST', '/v2/crawl', {
+      token: BOOTSTRAP_KEY,
+      json: { url: URL_, scrapeOptions: { formats: ['summary'], proxy: 'basic' } },
+    });
+    expect(res.status).toBe(200);
+    expect(billing.grants.size).toBe(1);
+    expect([...billing.grants.values()][0]).toMatchObject({ amount: 100 });
   });
 });

@@ -6,6 +6,7 @@ import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { GatewayConfig } from '../config';
 import { RecordCallActivity } from './call-activity';
 import { CreditsService } from './credits.service';
+import { PendingCreditGrants } from './pending-grants';
 
 /** Import this module in a feature module to inject CreditsService into billable routes. */
 @Module({
@@ -17,9 +18,10 @@ import { CreditsService } from './credits.service';
       inject: [Messaging, LOGGER, APP_CONFIG],
     },
     CreditsService,
+    PendingCreditGrants,
     RecordCallActivity,
   ],
-  exports: [CreditsService, RecordCallActivity],
+  exports: [CreditsService, PendingCreditGrants, RecordCallActivity],
 })
 export class CreditsModule implements OnApplicationShutdown {
   constructor(@Inject(CreditBlocks) private readonly blocks: CreditBlocks) {}

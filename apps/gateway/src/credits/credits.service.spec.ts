@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { setRequestId, usageIdentityOf } from '../http/request-context';
 import { CreditBlocks } from '@wds/credits';
 import { CreditsService, type UsageIdentity } from './credits.service';
+import { PendingCreditGrants } from './pending-grants';
 
 /** The usage identity a controller reads (`@Usage()`) from a request with these headers. */
 function request(headers: Record<string, string> = {}): UsageIdentity {
@@ -18,13 +19,17 @@ describe('CreditsService', () => {
   let takeReply: unknown;
   let service: CreditsService;
   let blocks: CreditBlocks;
+  let pending: PendingCreditGrants;
+  let balanceReply: number;
 
   beforeEach(() => {
     sent = [];
     takeReply = { reservationId: 'block-1', granted: 20, balance: 80, expiresAt: Date.now() + 60_000 };
+    balanceReply = 0;
     const messaging = {
       request: async (def: { subject: string }, payload: unknown) => {
         sent.push({ subject: def.subject, payload });
+        if (def.subject === RPC.creditsBalance.subject) return { balance: balanceReply };
         if (def.subject === RPC.creditsBlockTake.subject) {
           if (takeReply instanceof Error) throw takeReply;
           return takeReply;
@@ -34,7 +39,8 @@ describe('CreditsService', () => {
     } as unknown as Messaging;
     const logger = { warn: jest.fn(), error: jest.fn() } as unknown as Logger;
     blocks = new CreditBlocks(messaging, logger, { holder: 'test', flushIntervalMs: 1 });
-    service = new CreditsService(messaging, blocks);
+    pending = new PendingCreditGrants();
+    service = new CreditsService(messaging, blocks, pending);
   });
   afterEach(() => blocks.stop());
 
@@ -83,6 +89,63 @@ describe('CreditsService', () => {
       status: 402,
     });
     expect(run).not.toHaveBeenCalled();
+  });
+
+  describe('a team whose creation credits are still on their way (bootstrap team while billing starts)', () => {
+    const granted = { reservationId: 'block-2', granted: 20, balance: 230, expiresAt: Date.now() + 60_000 };
+    /** A grant that billing confirms when nudged (the initializer tries it at once). */
+    function pendingGrant() {
+      let confirm!: () => void;
+      const done = new Promise<void>((r) => (confirm = r));
+      const nudge = jest.fn(() => {
+        takeReply = granted;
+        balanceReply = 250;
+        confirm();
+      });
+      pending.track('t1', { done, nudge });
+      return nudge;
+    }
+
+    it('a request that finds no credits nudges the grant, waits for it and runs', async () => {
+      takeReply = new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, 'short');
+      const nudge = pendingGrant();
+      const result = await service.charge(
+        { usage: request(), teamId: 't1', endpoint: 'scrape', estimate: 5 },
+        async () => ({ result: 'ran', credits: 1 }),
+      );
+      expect(result).toBe('ran');
+      expect(nudge).toHaveBeenCalledTimes(1);
+    });
+
+    it('a job start waits for the grant before checking the balance again', async () => {
+      const nudge = pendingGrant();
+      await expect(service.requireCreditsToStart('t1', 'a crawl', 5)).resolves.toBeUndefined();
+      expect(nudge).toHaveBeenCalledTimes(1);
+    });
+
+    it('still answers 402 when the grant does not come within the wait, and for other teams at once', async () => {
+      takeReply = new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, 'short');
+      const nudge = jest.fn();
+      pending.track('t1', { done: new Promise<void>(() => undefined), nudge });
+      pending.waitMs = 50;
+      const started = Date.now();
+      await expect(
+        service.charge({ usage: request(), teamId: 't1', endpoint: 'scrape', estimate: 1 }, jest.fn()),
+      ).rejects.toMatchObject({ code: 'INSUFFICIENT_CREDITS' });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+      expect(nudge).toHaveBeenCalledTimes(1);
+      await expect(
+        service.charge({ usage: request(), teamId: 't2', endpoint: 'scrape', estimate: 1 }, jest.fn()),
+      ).rejects.toMatchObject({ code: 'INSUFFICIENT_CREDITS' });
+      expect(nudge).toHaveBeenCalledTimes(1);
+    });
+
+    it('forgets the grant once it is confirmed', async () => {
+      const nudge = pendingGrant();
+      nudge();
+      await new Promise((r) => setImmediate(r));
+      expect(await pending.settle('t1')).toBe(false);
+    });
   });
 
   it('keys usage by the Idempotency-Key header when present', () => {

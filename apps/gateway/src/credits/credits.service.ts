@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ErrorCode, RPC, ServiceError, type ActivityEndpoint } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import { CreditBlocks, type CreditHold } from '@wds/credits';
+import { PendingCreditGrants } from './pending-grants';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/;
 
@@ -61,6 +62,7 @@ export class CreditsService {
   constructor(
     private readonly messaging: Messaging,
     private readonly blocks: CreditBlocks,
+    private readonly pendingGrants: PendingCreditGrants,
   ) {}
 
   /** `idem:<Idempotency-Key>` or `req:<request id>`; a malformed Idempotency-Key is a 400. */
@@ -82,8 +84,16 @@ export class CreditsService {
 
   async hold(opts: ChargeOptions): Promise<RequestCreditHold> {
     const key = this.requestKey(opts.usage);
+    let hold: CreditHold;
+    try {
+      hold = await this.blocks.hold(opts.teamId, opts.estimate);
+    } catch (err) {
+      // Short only because the team's creation credits are still on their way: wait, then retry once.
+      if (!isInsufficient(err) || !(await this.pendingGrants.settle(opts.teamId))) throw err;
+      hold = await this.blocks.hold(opts.teamId, opts.estimate);
+    }
     return {
-      hold: await this.blocks.hold(opts.teamId, opts.estimate),
+      hold,
       key,
       endpoint: opts.endpoint,
       apiKey: opts.apiKey,
@@ -115,7 +125,10 @@ export class CreditsService {
    * first page it cannot pay for.
    */
   async requireCreditsToStart(teamId: string, what: string, perPage = 1): Promise<void> {
-    if ((await this.balance(teamId)) < Math.max(1, perPage)) {
+    const needed = Math.max(1, perPage);
+    let short = (await this.balance(teamId)) < needed;
+    if (short && (await this.pendingGrants.settle(teamId))) short = (await this.balance(teamId)) < needed;
+    if (short) {
       throw new ServiceError(ErrorCode.INSUFFICIENT_CREDITS, `Insufficient credits to start ${what}`);
     }
   }
@@ -138,4 +151,8 @@ export class CreditsService {
     this.settle(held, outcome.credits);
     return outcome.result;
   }
+}
+
+function isInsufficient(err: unknown): boolean {
+  return err instanceof ServiceError && err.code === ErrorCode.INSUFFICIENT_CREDITS;
 }
