@@ -1,19 +1,23 @@
 'use strict';
 // Transform pipeline benchmark: @wds/transform (main-content filter + markdown + links + metadata)
-// against turndown + turndown-plugin-gfm on the same generated corpus, in one process, one core.
+// against turndown + turndown-plugin-gfm on the same generated corpus, one core: each pipeline in fresh
+// processes of its own (BENCH_ROUNDS rounds, rotating order, medians), the per-page table in one process.
 // Run after building the lib: npx tsc -b libs/transform/tsconfig.build.json && node tools/bench/transform.bench.js
-// Env: BENCH_RUNS, BENCH_WARMUP, BENCH_PER_PAGE=0 (skip the per-page CPU-time table), BENCH_ENFORCE=1,
+// Env: BENCH_RUNS, BENCH_WARMUP, BENCH_ROUNDS (fresh processes per pipeline, default 3), BENCH_PER_PAGE=0 (skip the per-page CPU-time table), BENCH_ENFORCE=1,
 // BENCH_BASELINE_DIST=<dir> (another build of libs/transform, e.g. a copy of dist/ from main: its
-// main-content pipeline is measured in the same process as an extra row and per-page column).
+// main-content pipeline is an extra row, measured like the others, and an extra per-page column).
 const path = require('node:path');
 const os = require('node:os');
 const { performance } = require('node:perf_hooks');
+const { spawnSync } = require('node:child_process');
 const { generateCorpus } = require('./corpus');
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 // Warm-up passes before timing: JIT tiers and V8's young-generation sizing settle over a few passes,
 // and a scraper process runs in that steady state.
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+// Fresh processes per pipeline: how many times each is measured (in rotating order).
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -123,11 +127,104 @@ function perPage(corpus, ours, theirs, base, out) {
   if (base !== null) out(`per-page ratio of the baseline build: ${summary('base')}`);
 }
 
-function main() {
-  const { transformHtml } = require('@wds/transform');
+const FORMATS = new Set(['markdown', 'links', 'metadata']);
+const ALL_FORMATS = new Set(['markdown', 'html', 'rawHtml', 'links', 'images', 'metadata']);
+
+/** The pipelines measured, each in processes of its own: key -> [label, (corpus page) => void]. */
+function pipelines() {
+  const list = {
+    main: [
+      '@wds/transform (main content + markdown + links + metadata)',
+      () => {
+        const { transformHtml } = require('@wds/transform');
+        return (p) => transformHtml(p.html, { url: p.url, formats: FORMATS, onlyMainContent: true });
+      },
+    ],
+    full: [
+      '@wds/transform (full page markdown + links + metadata)',
+      () => {
+        const { transformHtml } = require('@wds/transform');
+        return (p) => transformHtml(p.html, { url: p.url, formats: FORMATS, onlyMainContent: false });
+      },
+    ],
+    all: [
+      '@wds/transform (all formats incl. html, images)',
+      () => {
+        const { transformHtml } = require('@wds/transform');
+        return (p) => transformHtml(p.html, { url: p.url, formats: ALL_FORMATS });
+      },
+    ],
+  };
+  const baseDir = process.env.BENCH_BASELINE_DIST;
+  if (baseDir) {
+    list.baseline = [
+      `baseline build ${baseDir} (main content + markdown + links + metadata)`,
+      () => {
+        const base = require(path.resolve(baseDir)).transformHtml;
+        return (p) => base(p.html, { url: p.url, formats: FORMATS, onlyMainContent: true });
+      },
+    ];
+  }
+  list.turndown = ['turndown 7 + turndown-plugin-gfm (markdown only)', () => turndownOf()];
+  return list;
+}
+
+function turndownOf() {
   const TurndownService = require('turndown');
   const { gfm } = require('turndown-plugin-gfm');
+  const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+  td.use(gfm);
+  td.remove(['script', 'style', 'noscript']);
+  return (p) => td.turndown(p.html);
+}
 
+/** Child mode (BENCH_CHILD=<key>): measures one pipeline in this fresh process, prints JSON. */
+function child(key) {
+  const [name, make] = pipelines()[key];
+  const result = measure(name, generateCorpus(), make());
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/**
+ * Each pipeline is measured in a fresh process of its own, ROUNDS times in rotating order, and its
+ * figures are the medians: measured one after the other in one process, a pipeline inherited the
+ * heap its predecessors left (the same build came out 30.8 MB/s as the fourth row and 57.2 MB/s as
+ * the first in one run).
+ */
+function measureApart(keys) {
+  const runs = Object.fromEntries(keys.map((k) => [k, []]));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[(i + r) % keys.length];
+      const res = spawnSync(process.execPath, [...process.execArgv, __filename], {
+        env: { ...process.env, BENCH_CHILD: key },
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
+      });
+      if (res.status !== 0) throw new Error(`${key} child failed (${res.status}): ${res.stderr}`);
+      runs[key].push(JSON.parse(res.stdout.trim().split('\n').pop()));
+    }
+  }
+  const pick = (key, field) => median(runs[key].map((x) => x[field]));
+  const out = {};
+  for (const key of keys) {
+    out[key] = {
+      name: runs[key][0].name,
+      mbps: pick(key, 'mbps'),
+      cpuMbps: pick(key, 'cpuMbps'),
+      p50: pick(key, 'p50'),
+      p95: pick(key, 'p95'),
+      max: pick(key, 'max'),
+      rss: Math.max(...runs[key].map((x) => x.rss)),
+      // Per round: this pipeline's CPU-time figure over turndown's in the same round.
+      roundRatios: runs[key].map((x, i) => x.cpuMbps / runs.turndown[i].cpuMbps),
+    };
+  }
+  return out;
+}
+
+function main() {
+  if (process.env.BENCH_CHILD) return child(process.env.BENCH_CHILD);
   const corpus = generateCorpus();
   const bytes = corpus.reduce((s, p) => s + Buffer.byteLength(p.html), 0);
   const largest = Math.max(...corpus.map((p) => Buffer.byteLength(p.html)));
@@ -140,66 +237,28 @@ function main() {
       .join(' ')}`,
   );
   out(
-    `corpus: ${corpus.length} pages, ${(bytes / 1048576).toFixed(2)} MB, largest ${(largest / 1048576).toFixed(2)} MB; ${RUNS} timed runs after ${WARMUP} warm-up passes`,
+    `corpus: ${corpus.length} pages, ${(bytes / 1048576).toFixed(2)} MB, largest ${(largest / 1048576).toFixed(2)} MB; each pipeline in its own process, ${ROUNDS} rounds in rotating order, each ${RUNS} timed runs after ${WARMUP} warm-up passes; medians over rounds`,
   );
 
-  const formats = new Set(['markdown', 'links', 'metadata']);
-  const results = [];
-  results.push(
-    measure('@wds/transform (main content + markdown + links + metadata)', corpus, (p) =>
-      transformHtml(p.html, { url: p.url, formats, onlyMainContent: true }),
-    ),
-  );
-  results.push(
-    measure('@wds/transform (full page markdown + links + metadata)', corpus, (p) =>
-      transformHtml(p.html, { url: p.url, formats, onlyMainContent: false }),
-    ),
-  );
-  results.push(
-    measure('@wds/transform (all formats incl. html, images)', corpus, (p) =>
-      transformHtml(p.html, {
-        url: p.url,
-        formats: new Set(['markdown', 'html', 'rawHtml', 'links', 'images', 'metadata']),
-      }),
-    ),
-  );
-  const baseDir = process.env.BENCH_BASELINE_DIST;
-  const baseTransform = baseDir ? require(path.resolve(baseDir)).transformHtml : null;
-  if (baseTransform !== null) {
-    results.push(
-      measure(`baseline build ${baseDir} (main content + markdown + links + metadata)`, corpus, (p) =>
-        baseTransform(p.html, { url: p.url, formats, onlyMainContent: true }),
-      ),
-    );
-  }
-  const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
-  td.use(gfm);
-  td.remove(['script', 'style', 'noscript']);
-  const baseline = measure('turndown 7 + turndown-plugin-gfm (markdown only)', corpus, (p) =>
-    td.turndown(p.html),
-  );
-  results.push(baseline);
-
+  const keys = Object.keys(pipelines());
+  const measured = measureApart(keys);
+  const baseline = measured.turndown;
   out('');
   out(
-    '| pipeline | MB/s wall (median) | MB/s CPU time (median) | p50 ms/page | p95 ms/page | max ms/page | x turndown+gfm (wall) | x turndown+gfm (CPU) | peak RSS MB |',
+    '| pipeline | MB/s wall (median) | MB/s CPU time (median) | p50 ms/page | p95 ms/page | max ms/page | x turndown+gfm (wall) | x turndown+gfm (CPU) | x turndown CPU per round (min-max) | peak RSS MB |',
   );
-  out('|---|---|---|---|---|---|---|---|---|');
-  for (const r of results) {
+  out('|---|---|---|---|---|---|---|---|---|---|');
+  for (const key of keys) {
+    const r = measured[key];
+    const rounds = `${Math.min(...r.roundRatios).toFixed(1)}-${Math.max(...r.roundRatios).toFixed(1)}`;
     out(
-      `| ${r.name} | ${r.mbps.toFixed(1)} | ${r.cpuMbps.toFixed(1)} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.max.toFixed(1)} | ${(r.mbps / baseline.mbps).toFixed(1)} | ${(r.cpuMbps / baseline.cpuMbps).toFixed(1)} | ${r.rss.toFixed(0)} |`,
+      `| ${r.name} | ${r.mbps.toFixed(1)} | ${r.cpuMbps.toFixed(1)} | ${r.p50.toFixed(2)} | ${r.p95.toFixed(2)} | ${r.max.toFixed(1)} | ${(r.mbps / baseline.mbps).toFixed(1)} | ${(r.cpuMbps / baseline.cpuMbps).toFixed(1)} | ${rounds} | ${r.rss.toFixed(0)} |`,
     );
   }
   if (process.env.BENCH_PER_PAGE !== '0') {
-    perPage(
-      corpus,
-      (p) => transformHtml(p.html, { url: p.url, formats, onlyMainContent: true }),
-      (p) => td.turndown(p.html),
-      baseTransform === null
-        ? null
-        : (p) => baseTransform(p.html, { url: p.url, formats, onlyMainContent: true }),
-      out,
-    );
+    const ours = pipelines().main[1]();
+    const base = measured.baseline ? pipelines().baseline[1]() : null;
+    perPage(corpus, ours, turndownOf(), base, out);
   }
   out('');
   out(
@@ -208,7 +267,7 @@ function main() {
       .map((l) => l.toFixed(2))
       .join(' ')} (wall figures are only meaningful on an idle machine)`,
   );
-  const main = results[0];
+  const main = measured.main;
   const check = (label, ours, theirs) =>
     `${label}: ${ours.toFixed(1)} MB/s, ${(ours / theirs).toFixed(1)}x turndown+gfm -> ${
       ours >= 40 && ours / theirs >= 15 ? 'met' : 'NOT met'
