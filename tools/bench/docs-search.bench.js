@@ -194,13 +194,23 @@ async function main() {
       await embedder.close();
       return;
     }
-    const llmModel = new LlmAnswerModel(new OpenAiCompatibleLlm(llmConfig));
+    const llm = new OpenAiCompatibleLlm(llmConfig);
+    // Keeps the model's raw output of each call, so a record can be re-checked offline.
+    let lastRaw;
+    const structured = llm.structured.bind(llm);
+    llm.structured = async (...args) => {
+      const result = await structured(...args);
+      lastRaw = result.valid ? result.value : undefined;
+      return result;
+    };
+    const llmModel = new LlmAnswerModel(llm);
     // Keeps each reply, so the model's own citations (before the support post-check) are judged too.
     let lastReply;
     const model = {
       enabled: true,
       answer: async (...args) => {
         lastReply = undefined;
+        lastRaw = undefined;
         lastReply = await llmModel.answer(...args);
         return lastReply;
       },
@@ -254,8 +264,14 @@ async function main() {
         : [];
       reattributed += lastReply?.answer && !res.warning ? lastReply.answer.reattributed : 0;
       if (own.length) modelCited.push({ question, cited: judge(own) });
+      const shownPassages = hybridRuns
+        .find((r) => r.question === question)
+        .retrieved.slice(0, topK)
+        .map((p) => ({ ref: p.ref, source: p.source, title: p.title, body: p.body }));
       records.push({
         q: question.q,
+        shown: shownPassages,
+        raw: lastRaw,
         retrieved: hybridRuns
           .find((r) => r.question === question)
           .retrieved.slice(0, topK)
@@ -267,9 +283,10 @@ async function main() {
         ms: Math.round(times[times.length - 1]),
         tokens: res.usage,
       });
+      // Written after every answer, so an interrupted run keeps what it answered.
+      if (process.env.BENCH_DOCS_RECORD)
+        fs.writeFileSync(process.env.BENCH_DOCS_RECORD, JSON.stringify(records, null, 2));
     }
-    if (process.env.BENCH_DOCS_RECORD)
-      fs.writeFileSync(process.env.BENCH_DOCS_RECORD, JSON.stringify(records, null, 2));
     say(
       `answers (${llmConfig.featureModels.docs ?? llmConfig.model} at ${llmConfig.baseUrl}): ${answered.length} questions (from #${skip + 1}), ` +
         `written by the model ${written}, citation precision ${citationPrecision(answered).toFixed(3)}, ` +

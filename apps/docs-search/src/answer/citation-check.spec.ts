@@ -1,6 +1,7 @@
 import type { Passage } from '../corpus/passage';
 import type { Retrieved } from '../search/retriever';
-import { answerSentences, attributeAnswer, coverage } from './citation-check';
+import { answerSentences, attributeAnswer, attributedSentences, coverage } from './citation-check';
+import { terms } from './extractive';
 import { citedAnswer } from './llm-answer-model';
 
 function passage(ref: string, title: string, body: string): Passage {
@@ -136,7 +137,69 @@ describe('citation post-check', () => {
       answerSentences('Two credits a minute [1]. Billed on stop [1, 2].\n- prorated by the second'),
     ).toEqual(['Two credits a minute.', 'Billed on stop.', '- prorated by the second']);
     expect(attributeAnswer(s, QUESTION, [INTERACT, LIMITS], new Set([0])).used).toEqual([1]);
-    // A one-word answer supports nothing clearly: the model's own citation stays.
-    expect(attributeAnswer('No.', QUESTION, [INTERACT, LIMITS], new Set([0])).used).toEqual([0]);
+    // A one-word answer is attributed together with the question; when no passage covers even
+    // that, the model's own citation stays.
+    expect(attributeAnswer('No.', QUESTION, [INTERACT, LIMITS], new Set([0])).used).toEqual([1]);
+    expect(attributeAnswer('No.', 'Is there a GraphQL API?', [INTERACT, LIMITS], new Set([0])).used).toEqual([
+      0,
+    ]);
+  });
+});
+
+/** Two passages that both list 429 and 410 (shortened from docs/api-v2.md and the README). */
+const ERRORS = passage(
+  'docs/api-v2.md#errors',
+  'API › Errors',
+  [
+    'Status classes: 2xx success, 4xx client error. When plan rate limits or concurrency limits are exceeded the response is 429.',
+    '| 409 | Replay context unavailable; the scrape must be rerun |',
+    '| 410 | Browser session already destroyed |',
+  ].join('\n'),
+);
+const LIMITS_429 = passage(
+  'docs/api-v2.md#limits',
+  'API › Limits',
+  [
+    '| Scrape timeout | 1000 to 300000 ms, default 60000 |',
+    '| Concurrent browser sessions | a maximum applies; exceeding gives 429 |',
+    '| Activity list | last 24 hours; `limit` 1 to 100, default 50 |',
+  ].join('\n'),
+);
+const WHAT_WORKS = passage(
+  'README.md#what-works',
+  'WDS › What works',
+  [
+    '- Browser sessions: `POST/GET /v2/browser` (ttl 30 to 3600 s; `?state=active|destroyed`), and interact.',
+    '- The first call rebuilds the page state; later calls reuse the session; 410 after it ended.',
+    '- A session has its own Chromium, reports its status and has been tested under load.',
+  ].join('\n'),
+);
+
+describe('citation post-check: short answers and close calls', () => {
+  it('attributes a bare value together with the question it answers', () => {
+    // Seen with the 1.5B model: "429" cited as the limits passage, which gives 429 only for browser sessions.
+    const q = 'What status code do I get when I exceed the rate limit?';
+    expect(attributedSentences('429 [1]', q)).toEqual([`${q} 429`]);
+    expect(attributeAnswer('429', q, [LIMITS_429, ERRORS], new Set([0])).used).toEqual([1]);
+  });
+
+  it('on equal coverage, prefers the passage with one sentence (table row) that states the answer', () => {
+    // Both passages contain every word of the answer; only the errors table states it in one row.
+    const s = 'The status 410 means the browser session was destroyed.';
+    expect(coverage(s, new Set(terms(`${WHAT_WORKS.title} ${WHAT_WORKS.body}`)), new Set())).toBe(1);
+    expect(coverage(s, new Set(terms(`${ERRORS.title} ${ERRORS.body}`)), new Set())).toBe(1);
+    expect(attributeAnswer(s, 'What is 410?', [WHAT_WORKS, ERRORS], new Set([0])).used).toEqual([1]);
+  });
+
+  it('does not count auxiliaries such as "has been" as support', () => {
+    const s = '410 Gone means that the browser session has been destroyed.';
+    const q = new Set(terms('What does 410 Gone mean for a browser session?'));
+    expect(coverage(s, new Set(terms(WHAT_WORKS.body)), q)).toBeLessThanOrEqual(
+      coverage(s, new Set(terms(ERRORS.body)), q),
+    );
+    expect(
+      attributeAnswer(s, 'What does 410 Gone mean for a browser session?', [WHAT_WORKS, ERRORS], new Set([0]))
+        .used,
+    ).toEqual([1]);
   });
 });

@@ -6,16 +6,46 @@ import { sentences, terms } from './extractive';
  * share of the sentence's content words (weighted, see `coverage`).
  */
 export const MIN_SUPPORT = 0.5;
+/**
+ * Words an answer sentence is written with rather than about (auxiliaries, "means", "set"): they are
+ * in most long passages, so they would lend a passage support for any sentence.
+ */
+const FILLER = new Set(
+  'has have had been being were does did get gets can could may might must means mean also than just only any all'
+    .split(' ')
+    .map((w) => w.slice(0, 5)),
+);
 /** Words of the question count this much: every retrieved passage shares them, so they tell passages apart least. */
 const QUESTION_WORD_WEIGHT = 0.5;
 
+/**
+ * An answer with fewer content words than this ("429", "Yes", "limit, cursor") says too little to
+ * tell the passages apart on its own: it is attributed as one sentence together with the question
+ * it answers (whose words count `QUESTION_WORD_WEIGHT`).
+ */
+export const SHORT_ANSWER_TERMS = 3;
+
+function withoutMarkers(answer: string): string {
+  return answer.replace(/\s*\[\d+(?:\s*,\s*\d+)*\]/g, '');
+}
+
 /** The answer's sentences (or lines), without citation markers such as `[2]`. */
 export function answerSentences(answer: string): string[] {
-  return answer
-    .replace(/\s*\[\d+(?:\s*,\s*\d+)*\]/g, '')
+  return withoutMarkers(answer)
     .split(/\n+|(?<=[.!?])\s+/)
     .map((s) => s.trim())
     .filter((s) => terms(s).length >= 2);
+}
+
+/**
+ * What of the answer is attributed: its sentences, or, for a short answer, the answer and the
+ * question together (a bare "429" is in every passage that lists status codes; the question's
+ * "rate limit" tells which of them states it).
+ */
+export function attributedSentences(answer: string, question: string): string[] {
+  const text = withoutMarkers(answer).trim();
+  if (new Set(terms(text)).size >= SHORT_ANSWER_TERMS) return answerSentences(answer);
+  return terms(text).length || terms(question).length ? [`${question} ${text}`] : [];
 }
 
 /**
@@ -27,6 +57,7 @@ export function coverage(sentence: string, textWords: Set<string>, questionWords
   let total = 0;
   let found = 0;
   for (const t of new Set(terms(sentence))) {
+    if (FILLER.has(t)) continue;
     const w = questionWords.has(t) ? QUESTION_WORD_WEIGHT : 1;
     total += w;
     if (textWords.has(t)) found += w;
@@ -46,8 +77,9 @@ export interface Attribution {
 /**
  * Deterministic check of which passages a written answer rests on. Each answer sentence is
  * attributed to the passage shown to the model that covers most of its words, if that passage
- * covers at least `MIN_SUPPORT` of them (ties go to a passage the model cited, then to the
- * better-ranked one). A small model's citation numbers are unreliable both ways: it cites passages
+ * covers at least `MIN_SUPPORT` of them (ties go to the passage with one sentence, table row or
+ * list item covering most of it, then to a passage the model cited, then to the better-ranked one).
+ * A short answer ("429", "Yes") is attributed together with its question (`attributedSentences`). A small model's citation numbers are unreliable both ways: it cites passages
  * it took nothing from (every passage it was shown, when asked for "the passages you used") and
  * it puts the wrong number on the passage it did take the answer from; the words of the answer
  * show which one that was. When no sentence reaches the threshold (a one-word answer, a
@@ -66,20 +98,22 @@ export function attributeAnswer(
   const total = shown.map(() => 0);
   const quotes = new Map<number, string>();
   const bestSentence = new Map<number, { sentence: string; coverage: number }>();
-  for (const s of answerSentences(answer)) {
-    let best = -1;
-    let bestCoverage = -1;
-    words.forEach((w, i) => {
-      const c = coverage(s, w, questionWords);
+  for (const s of attributedSentences(answer, question)) {
+    // Per passage: its coverage of the sentence, and (used only on ties) that of its one
+    // sentence, table row or list item that states most of it.
+    const scored = words.map((w, i) => ({ i, c: coverage(s, w, questionWords), line: -1 }));
+    for (const { i, c } of scored) {
       support[i] = Math.max(support[i], c);
       total[i] += c;
-      const better =
-        c > bestCoverage || (c === bestCoverage && best >= 0 && cited.has(i) && !cited.has(best));
-      if (better) {
-        bestCoverage = c;
-        best = i;
-      }
-    });
+    }
+    const top = Math.max(...scored.map((x) => x.c));
+    const tied = scored.filter((x) => x.c === top);
+    if (tied.length > 1)
+      for (const x of tied) x.line = closestSentence(shown[x.i].body, s, questionWords).coverage;
+    // Ties go to the passage stating it in one sentence, then to a cited one, then to the better-ranked one.
+    tied.sort((a, b) => b.line - a.line || Number(cited.has(b.i)) - Number(cited.has(a.i)) || a.i - b.i);
+    const best = tied.length ? tied[0].i : -1;
+    const bestCoverage = top;
     if (best >= 0 && bestCoverage >= MIN_SUPPORT) {
       const known = bestSentence.get(best);
       if (!known || bestCoverage > known.coverage)
@@ -92,18 +126,21 @@ export function attributeAnswer(
     return { used: best >= 0 ? [best] : [], support, quotes };
   }
   for (const [i, { sentence }] of bestSentence) {
-    const quote = closestSentence(shown[i].body, sentence, questionWords);
+    const quote = closestSentence(shown[i].body, sentence, questionWords).sentence;
     if (quote) quotes.set(i, quote);
   }
   return { used: [...bestSentence.keys()].sort((a, b) => a - b), support, quotes };
 }
 
-/** The sentence (list item, table row) of a passage body that covers most of an answer sentence. */
+/**
+ * The sentence (list item, table row) of a passage body that covers most of an answer sentence,
+ * and how much of it.
+ */
 function closestSentence(
   body: string,
   answerSentence: string,
   questionWords: Set<string>,
-): string | undefined {
+): { sentence?: string; coverage: number } {
   let best: string | undefined;
   let bestCoverage = 0;
   for (const s of sentences(body)) {
@@ -113,5 +150,5 @@ function closestSentence(
       best = s;
     }
   }
-  return best;
+  return { sentence: best, coverage: bestCoverage };
 }
