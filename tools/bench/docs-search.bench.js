@@ -264,18 +264,12 @@ async function main() {
         : [];
       reattributed += lastReply?.answer && !res.warning ? lastReply.answer.reattributed : 0;
       if (own.length) modelCited.push({ question, cited: judge(own) });
-      const shownPassages = hybridRuns
-        .find((r) => r.question === question)
-        .retrieved.slice(0, topK)
-        .map((p) => ({ ref: p.ref, source: p.source, title: p.title, body: p.body }));
+      const shown = hybridRuns.find((r) => r.question === question).retrieved.slice(0, topK);
       records.push({
         q: question.q,
-        shown: shownPassages,
+        shown: shown.map((p) => ({ ref: p.ref, source: p.source, title: p.title, body: p.body })),
         raw: lastRaw,
-        retrieved: hybridRuns
-          .find((r) => r.question === question)
-          .retrieved.slice(0, topK)
-          .map((p) => p.ref),
+        retrieved: shown.map((p) => p.ref),
         answer: res.answer,
         evidence: res.evidence,
         unsupported: lastReply?.answer?.unsupported ?? [],

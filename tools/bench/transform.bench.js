@@ -130,39 +130,32 @@ function perPage(corpus, ours, theirs, base, out) {
 const FORMATS = new Set(['markdown', 'links', 'metadata']);
 const ALL_FORMATS = new Set(['markdown', 'html', 'rawHtml', 'links', 'images', 'metadata']);
 
-/** The pipelines measured, each in processes of its own: key -> [label, (corpus page) => void]. */
+/** A pipeline of `transformHtml` from `dist` (this build by default) with these options. */
+function transformOf(opts, dist = '@wds/transform') {
+  return () => {
+    const { transformHtml } = require(dist);
+    return (p) => transformHtml(p.html, { url: p.url, ...opts });
+  };
+}
+
+/** The pipelines measured, each in processes of its own: key -> [label, () => (corpus page) => void]. */
 function pipelines() {
   const list = {
     main: [
       '@wds/transform (main content + markdown + links + metadata)',
-      () => {
-        const { transformHtml } = require('@wds/transform');
-        return (p) => transformHtml(p.html, { url: p.url, formats: FORMATS, onlyMainContent: true });
-      },
+      transformOf({ formats: FORMATS, onlyMainContent: true }),
     ],
     full: [
       '@wds/transform (full page markdown + links + metadata)',
-      () => {
-        const { transformHtml } = require('@wds/transform');
-        return (p) => transformHtml(p.html, { url: p.url, formats: FORMATS, onlyMainContent: false });
-      },
+      transformOf({ formats: FORMATS, onlyMainContent: false }),
     ],
-    all: [
-      '@wds/transform (all formats incl. html, images)',
-      () => {
-        const { transformHtml } = require('@wds/transform');
-        return (p) => transformHtml(p.html, { url: p.url, formats: ALL_FORMATS });
-      },
-    ],
+    all: ['@wds/transform (all formats incl. html, images)', transformOf({ formats: ALL_FORMATS })],
   };
   const baseDir = process.env.BENCH_BASELINE_DIST;
   if (baseDir) {
     list.baseline = [
       `baseline build ${baseDir} (main content + markdown + links + metadata)`,
-      () => {
-        const base = require(path.resolve(baseDir)).transformHtml;
-        return (p) => base(p.html, { url: p.url, formats: FORMATS, onlyMainContent: true });
-      },
+      transformOf({ formats: FORMATS, onlyMainContent: true }, path.resolve(baseDir)),
     ];
   }
   list.turndown = ['turndown 7 + turndown-plugin-gfm (markdown only)', () => turndownOf()];
@@ -240,7 +233,8 @@ function main() {
     `corpus: ${corpus.length} pages, ${(bytes / 1048576).toFixed(2)} MB, largest ${(largest / 1048576).toFixed(2)} MB; each pipeline in its own process, ${ROUNDS} rounds in rotating order, each ${RUNS} timed runs after ${WARMUP} warm-up passes; medians over rounds`,
   );
 
-  const keys = Object.keys(pipelines());
+  const list = pipelines();
+  const keys = Object.keys(list);
   const measured = measureApart(keys);
   const baseline = measured.turndown;
   out('');
@@ -256,9 +250,7 @@ function main() {
     );
   }
   if (process.env.BENCH_PER_PAGE !== '0') {
-    const ours = pipelines().main[1]();
-    const base = measured.baseline ? pipelines().baseline[1]() : null;
-    perPage(corpus, ours, turndownOf(), base, out);
+    perPage(corpus, list.main[1](), turndownOf(), list.baseline ? list.baseline[1]() : null, out);
   }
   out('');
   out(

@@ -44,8 +44,9 @@ export function answerSentences(answer: string): string[] {
  */
 export function attributedSentences(answer: string, question: string): string[] {
   const text = withoutMarkers(answer).trim();
-  if (new Set(terms(text)).size >= SHORT_ANSWER_TERMS) return answerSentences(answer);
-  return terms(text).length || terms(question).length ? [`${question} ${text}`] : [];
+  const words = terms(text);
+  if (new Set(words).size >= SHORT_ANSWER_TERMS) return answerSentences(answer);
+  return words.length || terms(question).length ? [`${question} ${text}`] : [];
 }
 
 /**
@@ -113,11 +114,9 @@ export function attributeAnswer(
     // Ties go to the passage stating it in one sentence, then to a cited one, then to the better-ranked one.
     tied.sort((a, b) => b.line - a.line || Number(cited.has(b.i)) - Number(cited.has(a.i)) || a.i - b.i);
     const best = tied.length ? tied[0].i : -1;
-    const bestCoverage = top;
-    if (best >= 0 && bestCoverage >= MIN_SUPPORT) {
+    if (best >= 0 && top >= MIN_SUPPORT) {
       const known = bestSentence.get(best);
-      if (!known || bestCoverage > known.coverage)
-        bestSentence.set(best, { sentence: s, coverage: bestCoverage });
+      if (!known || top > known.coverage) bestSentence.set(best, { sentence: s, coverage: top });
     }
   }
   if (bestSentence.size === 0) {
