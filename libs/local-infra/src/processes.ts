@@ -23,7 +23,46 @@ export function exitOf(child: ChildProcess): RunningServer['exited'] {
   });
 }
 
+/**
+ * A port free to listen on, for a server started next. Chosen below the kernel's ephemeral range
+ * (`/proc/sys/net/ipv4/ip_local_port_range`): a port the kernel hands out for `listen(0)` is also
+ * one it hands out as the local port of outgoing connections, so between this check and the
+ * server's bind a client connection could take it (a gateway met EADDRINUSE for 45 s that way).
+ */
 export async function freePort(): Promise<number> {
+  const low = ephemeralLow();
+  for (let attempt = 0; attempt < 100 && low > PRIVATE_PORTS_FROM + 1000; attempt++) {
+    const port = PRIVATE_PORTS_FROM + Math.floor(Math.random() * (low - PRIVATE_PORTS_FROM));
+    if (await canListen(port)) return port;
+  }
+  return kernelPort();
+}
+
+/** Lowest port tried by `freePort` (above the well-known and most registered service ports). */
+const PRIVATE_PORTS_FROM = 20000;
+
+function ephemeralLow(): number {
+  try {
+    const low = Number(
+      fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0],
+    );
+    return Number.isInteger(low) && low > 0 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/** Whether a server can listen on `port` on every address (as the services do) right now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '0.0.0.0', () => srv.close(() => resolve(true)));
+  });
+}
+
+function kernelPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();
