@@ -27,7 +27,7 @@ const { publishedPassages } = require('../../apps/docs-search/dist/docs-search.s
 const { buildIndex } = require('../../apps/docs-search/dist/index/build-index');
 const { Embedder, dot } = require('../../apps/docs-search/dist/index/embedder');
 const { PassageStore } = require('../../apps/docs-search/dist/index/passage-store');
-const { Retriever } = require('../../apps/docs-search/dist/search/retriever');
+const { Retriever, closest } = require('../../apps/docs-search/dist/search/retriever');
 const { spawn, spawnSync } = require('node:child_process');
 const { ensureEmbeddingModel } = require('../stack/lib/embedding-model');
 const { createLogger } = require('../../libs/observability/dist');
@@ -118,6 +118,7 @@ async function main() {
       ['full text only (baseline)', text],
       ['hybrid, no user-docs prior', new Retriever(store, embedder, { internalPrior: 1 })],
       ['hybrid, no per-source cap', new Retriever(store, embedder, { perSource: 0 })],
+      ['hybrid, no sentence vectors', new Retriever(store, embedder, { sentenceWeight: 0 })],
       ['hybrid (full text + vectors)', hybrid],
     ]) {
       const runs = [];
@@ -133,7 +134,14 @@ async function main() {
         `${name.padEnd(30)} recall@1 ${recallAt(1, runs).toFixed(3)}  @3 ${recallAt(3, runs).toFixed(3)}  @5 ${recallAt(5, runs).toFixed(3)}  latency p50 ${ms(percentile(times, 50))} p95 ${ms(percentile(times, 95))}`,
       );
     }
-    const misses = table[3].runs.filter(
+    for (const { name, runs } of table) {
+      const held = runs.filter((x) => x.question.heldOut);
+      if (held.length)
+        say(
+          `${name.padEnd(30)} held-out questions only (${held.length}): recall@1 ${recallAt(1, held).toFixed(3)}  @3 ${recallAt(3, held).toFixed(3)}  @5 ${recallAt(5, held).toFixed(3)}`,
+        );
+    }
+    const misses = table[table.length - 1].runs.filter(
       (x) => !x.retrieved.slice(0, 3).some((p) => answersQuestion(p, x.question)),
     );
     for (const m of misses)
@@ -154,6 +162,12 @@ async function main() {
       for (let k = 0; k < rounds; k++) pool.map((v) => dot(q, v)).sort((a, b) => b - a);
       say(`exact cosine + sort over ${n} vectors: ${ms((performance.now() - t0) / rounds)} per query`);
     }
+    const sentenceVectors = vectors.reduce((n, v) => n + v.sentences.length / q.length, 0);
+    const ts = performance.now();
+    for (let k = 0; k < 20; k++) vectors.map((v) => closest(q, v.sentences)).sort((a, b) => b - a);
+    say(
+      `closest sentence over ${sentenceVectors} sentence vectors: ${ms((performance.now() - ts) / 20)} per query`,
+    );
     const te = performance.now();
     for (let k = 0; k < 20; k++) await embedder.embed([QUESTIONS[k % QUESTIONS.length].q]);
     say(`question embedding: ${ms((performance.now() - te) / 20)} per question`);
@@ -234,7 +248,7 @@ async function main() {
     const times = [];
     let written = 0;
     let tokens = 0;
-    const hybridRuns = table[3].runs;
+    const hybridRuns = table[table.length - 1].runs;
     let reattributed = 0;
     for (const question of QUESTIONS.slice(skip, skip + limit)) {
       load.push(os.loadavg()[0]);

@@ -14,8 +14,8 @@ import { AppModule } from '../src/app.module';
 import { DocsSearchConfig } from '../src/config';
 import { findDocsRoot } from '../src/corpus/collect-sources';
 import { DocsSearchService, publishedPassages } from '../src/docs-search.service';
-import { buildIndex } from '../src/index/build-index';
-import { Embedder } from '../src/index/embedder';
+import { buildIndex, sentenceTexts } from '../src/index/build-index';
+import { dot, Embedder, EMBEDDING_DIMENSIONS } from '../src/index/embedder';
 import { PassageStore } from '../src/index/passage-store';
 import { answersQuestion, recallAt, type EvalQuestion } from '../src/eval/evaluate';
 import { Retriever, type Retrieved } from '../src/search/retriever';
@@ -81,7 +81,19 @@ describe('docs-search index (real PostgreSQL, all-MiniLM-L6-v2 on onnxruntime)',
     const first = await buildIndex(store, passages(), embedder);
     const total = first.passages;
     expect(first).toMatchObject({ added: total, updated: 0, removed: 0, unchanged: 0, embedded: total });
-    const refs = (await store.vectors(embedder.modelId)).map((v) => v.ref);
+    const stored = await store.vectors(embedder.modelId);
+    const refs = stored.map((v) => v.ref);
+    // Each passage also has one unit vector per sentence (list item, table row), back to back.
+    const bodies = await store.get(refs);
+    for (const v of stored) {
+      const n = sentenceTexts(bodies.get(v.ref)!).length;
+      expect(v.sentences.length).toBe(n * EMBEDDING_DIMENSIONS);
+      for (let k = 0; k < n; k++) {
+        const unit = v.sentences.subarray(k * EMBEDDING_DIMENSIONS, (k + 1) * EMBEDDING_DIMENSIONS);
+        expect(dot(unit, unit)).toBeCloseTo(1, 3);
+      }
+    }
+    expect(stored.filter((v) => v.sentences.length > 0).length).toBeGreaterThan(stored.length / 2);
     expect(refs).toEqual(
       expect.arrayContaining([
         'docs/webhooks.md#retry-schedule',
@@ -140,13 +152,15 @@ describe('docs-search index (real PostgreSQL, all-MiniLM-L6-v2 on onnxruntime)',
       .filter((x) => !x.retrieved.slice(0, 3).some((p) => answersQuestion(p, x.question)))
       .map((x) => x.question.q);
     // Printed for the record; the bench prints the full table.
+    const held = h.filter((x) => x.question.heldOut);
     process.stdout.write(
-      `recall@3 hybrid ${recallAt(3, h).toFixed(3)}, full text only ${recallAt(3, t).toFixed(3)}; misses: ${JSON.stringify(misses)}\n`,
+      `recall@3 hybrid ${recallAt(3, h).toFixed(3)} (held-out ${recallAt(3, held).toFixed(3)}), full text only ${recallAt(3, t).toFixed(3)}; misses: ${JSON.stringify(misses)}\n`,
     );
     expect(QUESTIONS.length).toBeGreaterThanOrEqual(60);
     // The benchmark's target is 0.9 (npm run bench -- docs-search; 0.90 when this guard was
     // raised from 0.75); the docs change with every feature, so the suite guards against a
-    // regression of the ranking with a little room (three questions of 71).
+    // regression of the ranking with a little room (0.912 over all 91 questions when the
+    // held-out 20 were added, whose own recall@3 was 0.80).
     expect(recallAt(3, h)).toBeGreaterThanOrEqual(0.85);
   });
 });

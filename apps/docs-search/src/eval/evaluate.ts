@@ -10,6 +10,8 @@ export interface Expectation {
 export interface EvalQuestion {
   q: string;
   expect: Expectation[];
+  /** Written by an author who had not seen the ranking or answer code; reported apart, never tuned on. */
+  heldOut?: boolean;
 }
 
 export function matches(p: Pick<Passage, 'source' | 'title' | 'ref'>, e: Expectation): boolean {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import { sentences } from '../answer/extractive';
 import type { Passage } from '../corpus/passage';
-import type { Embedder } from './embedder';
+import { EMBEDDING_DIMENSIONS, type Embedder } from './embedder';
 import type { PassageStore, StoredPassage } from './passage-store';
 
 export interface IndexStats {
@@ -22,6 +23,32 @@ export function contentHash(p: Passage): string {
 /** The text a passage is embedded from: its heading trail, then its body. */
 export function embeddingText(p: Passage): string {
   return `${p.title}\n${p.body}`;
+}
+
+/**
+ * Characters of a sentence embedded: a table row or list item can run long, and the closest
+ * sentence is meant to be one statement.
+ */
+const SENTENCE_CHARS = 400;
+
+/**
+ * The texts a passage's sentence vectors are made from: its sentences, list items and table rows
+ * (as the answer's post-check reads them), each on its own.
+ */
+export function sentenceTexts(p: Pick<Passage, 'body'>): string[] {
+  return sentences(p.body).map((s) => s.slice(0, SENTENCE_CHARS));
+}
+
+/**
+ * Vectors of `texts` in their order, sent to the model shortest first: a run of the model pads
+ * its texts to the longest, so neighbours of like length waste least.
+ */
+async function embedAll(embedder: Embedder, texts: string[]): Promise<Float32Array[]> {
+  const order = texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length);
+  const vectors = await embedder.embed(order.map((i) => texts[i]));
+  const out: Float32Array[] = new Array(texts.length);
+  order.forEach((i, k) => (out[i] = vectors[k]));
+  return out;
 }
 
 /**
@@ -62,7 +89,8 @@ export async function syncPassages(store: PassageStore, passages: Passage[]): Pr
 }
 
 /**
- * Computes the vectors that are missing (new or changed rows, or made by another model), a batch
+ * Computes the vectors that are missing (new or changed rows, or made by another model): each
+ * row's own and its sentences' (`sentenceTexts`), a batch
  * at a time in the embedder's thread, so the process keeps answering meanwhile (questions go
  * before queued index work there); a row whose text changed in between keeps no stale vector. Returns how many rows got one. `shouldStop` ends the work between batches.
  */
@@ -76,9 +104,15 @@ export async function embedMissing(
     if (opts.shouldStop?.()) return done;
     const rows = await store.withoutVector(embedder.modelId, opts.batch ?? 16);
     if (!rows.length) return done;
-    const vectors = await embedder.embed(rows.map(embeddingText));
+    const sentencesOf = rows.map(sentenceTexts);
+    const vectors = await embedAll(embedder, [...rows.map(embeddingText), ...sentencesOf.flat()]);
+    let next = rows.length;
     await store.setVectors(
-      rows.map((r, i) => ({ ref: r.ref, contentHash: r.contentHash, embedding: vectors[i] })),
+      rows.map((r, i) => {
+        const flat = new Float32Array(sentencesOf[i].length * EMBEDDING_DIMENSIONS);
+        for (let k = 0; k < sentencesOf[i].length; k++) flat.set(vectors[next++], k * EMBEDDING_DIMENSIONS);
+        return { ref: r.ref, contentHash: r.contentHash, embedding: vectors[i], sentences: flat };
+      }),
       embedder.modelId,
     );
     done += rows.length;

@@ -72,7 +72,7 @@ export class PassageStore {
            line_start int, line_end int, content_hash text)
          ON CONFLICT (ref) DO UPDATE SET source = EXCLUDED.source, title = EXCLUDED.title, body = EXCLUDED.body,
            line_start = EXCLUDED.line_start, line_end = EXCLUDED.line_end, content_hash = EXCLUDED.content_hash,
-           embedding = NULL, embedding_model = NULL, indexed_at = now()`,
+           embedding = NULL, sentence_embeddings = NULL, embedding_model = NULL, indexed_at = now()`,
         [
           JSON.stringify(
             part.map((p) => ({
@@ -100,18 +100,27 @@ export class PassageStore {
     return res.rows.map((r) => ({ ...toPassage(r), contentHash: r.content_hash }));
   }
 
-  /** Stores vectors, each only if its row still has the text it was computed from. */
+  /**
+   * Stores vectors (the passage's, and its sentences' back to back), each row's only if it still
+   * has the text they were computed from.
+   */
   async setVectors(
-    rows: { ref: string; contentHash: string; embedding: Float32Array }[],
+    rows: { ref: string; contentHash: string; embedding: Float32Array; sentences: Float32Array }[],
     model: string,
   ): Promise<void> {
     await this.db.query(
-      `UPDATE docs_search.passages p SET embedding = x.embedding, embedding_model = $2
-       FROM jsonb_to_recordset($1::jsonb) AS x(ref text, content_hash text, embedding real[])
+      `UPDATE docs_search.passages p SET embedding = x.embedding, sentence_embeddings = x.sentences,
+         embedding_model = $2
+       FROM jsonb_to_recordset($1::jsonb) AS x(ref text, content_hash text, embedding real[], sentences real[])
        WHERE p.ref = x.ref AND p.content_hash = x.content_hash`,
       [
         JSON.stringify(
-          rows.map((r) => ({ ref: r.ref, content_hash: r.contentHash, embedding: Array.from(r.embedding) })),
+          rows.map((r) => ({
+            ref: r.ref,
+            content_hash: r.contentHash,
+            embedding: Array.from(r.embedding),
+            sentences: Array.from(r.sentences),
+          })),
         ),
         model,
       ],
@@ -131,13 +140,29 @@ export class PassageStore {
     if (refs.length) await q.query('DELETE FROM docs_search.passages WHERE ref = ANY($1::text[])', [refs]);
   }
 
-  /** Every stored vector of `model`, for exact cosine ranking in memory (a few thousand × 384 floats). */
-  async vectors(model: string): Promise<{ ref: string; source: string; embedding: Float32Array }[]> {
-    const res = await this.db.query<{ ref: string; source: string; embedding: number[] }>(
-      'SELECT ref, source, embedding FROM docs_search.passages WHERE embedding IS NOT NULL AND embedding_model = $1 ORDER BY ref',
+  /**
+   * Every stored vector of `model`, for exact cosine ranking in memory: per passage its own and
+   * its sentences' (n × 384 floats back to back; a few thousand passages, some tens of MB at most).
+   */
+  async vectors(
+    model: string,
+  ): Promise<{ ref: string; source: string; embedding: Float32Array; sentences: Float32Array }[]> {
+    const res = await this.db.query<{
+      ref: string;
+      source: string;
+      embedding: number[];
+      sentence_embeddings: number[] | null;
+    }>(
+      `SELECT ref, source, embedding, sentence_embeddings FROM docs_search.passages
+       WHERE embedding IS NOT NULL AND embedding_model = $1 ORDER BY ref`,
       [model],
     );
-    return res.rows.map((r) => ({ ref: r.ref, source: r.source, embedding: Float32Array.from(r.embedding) }));
+    return res.rows.map((r) => ({
+      ref: r.ref,
+      source: r.source,
+      embedding: Float32Array.from(r.embedding),
+      sentences: Float32Array.from(r.sentence_embeddings ?? []),
+    }));
   }
 
   /**

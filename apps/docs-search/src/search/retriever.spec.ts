@@ -1,4 +1,4 @@
-import { capPerSource } from './retriever';
+import { capPerSource, closest } from './retriever';
 
 const entry = (ref: string): [string, { source: string }] => [ref, { source: ref.split('#')[0] }];
 
@@ -25,5 +25,15 @@ describe('capPerSource', () => {
     expect(capPerSource(ranked, 6, 2).map(([ref]) => ref)).toEqual(ranked.map(([ref]) => ref));
     expect(capPerSource(ranked.slice(0, 3), 3, 2)).toHaveLength(3);
     expect(capPerSource(ranked, 3, 0).map(([ref]) => ref)).toEqual(['openapi#a', 'openapi#b', 'openapi#c']);
+  });
+});
+
+describe('closest', () => {
+  it('is the best cosine of the question with one of the vectors laid back to back', () => {
+    const q = Float32Array.from([1, 0, 0]);
+    const three = Float32Array.from([0, 1, 0, 0.6, 0.8, 0, -1, 0, 0]);
+    expect(closest(q, three)).toBeCloseTo(0.6);
+    expect(closest(q, Float32Array.from([-1, 0, 0]))).toBe(-1);
+    expect(closest(q, new Float32Array(0))).toBe(-Infinity);
   });
 });
