@@ -121,6 +121,9 @@ async function main() {
       ['hybrid, no sentence vectors', new Retriever(store, embedder, { sentenceWeight: 0 })],
       ['hybrid (full text + vectors)', hybrid],
     ]) {
+      // Each variant loads the stored vectors itself (before 2026-11-27 evening only the shipped
+      // one did, so the variants' rows were full text with that knob changed).
+      await r.refresh();
       const runs = [];
       const times = [];
       for (const question of QUESTIONS) {
@@ -217,7 +220,7 @@ async function main() {
       lastRaw = result.valid ? result.value : undefined;
       return result;
     };
-    const llmModel = new LlmAnswerModel(llm);
+    const llmModel = new LlmAnswerModel(llm, (texts, refs) => hybrid.similarity(texts, refs));
     // Keeps each reply, so the model's own citations (before the support post-check) are judged too.
     let lastReply;
     const model = {

@@ -33,9 +33,11 @@ import { Retriever } from './search/retriever';
     },
     {
       provide: DOCS_ANSWER_MODEL,
-      inject: [APP_CONFIG],
-      useFactory: (config: DocsSearchConfig) =>
-        new LlmAnswerModel(new OpenAiCompatibleLlm(llmConfigFrom(config))),
+      inject: [APP_CONFIG, Retriever],
+      useFactory: (config: DocsSearchConfig, retriever: Retriever) =>
+        new LlmAnswerModel(new OpenAiCompatibleLlm(llmConfigFrom(config)), (texts, refs) =>
+          retriever.similarity(texts, refs),
+        ),
     },
     { provide: DOCS_TOKEN_SINK, inject: [Messaging], useFactory: (m: Messaging) => new ActivityRecorder(m) },
     AskDocs,

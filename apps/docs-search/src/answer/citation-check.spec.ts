@@ -1,6 +1,12 @@
 import type { Passage } from '../corpus/passage';
 import type { Retrieved } from '../search/retriever';
-import { answerSentences, attributeAnswer, attributedSentences, coverage } from './citation-check';
+import {
+  answerSentences,
+  attributeAnswer,
+  attributedSentences,
+  coverage,
+  restatesQuestion,
+} from './citation-check';
 import { terms } from './extractive';
 import { citedAnswer } from './llm-answer-model';
 
@@ -201,5 +207,53 @@ describe('citation post-check: short answers and close calls', () => {
       attributeAnswer(s, 'What does 410 Gone mean for a browser session?', [WHAT_WORKS, ERRORS], new Set([0]))
         .used,
     ).toEqual([1]);
+  });
+});
+
+describe('citation post-check: restated questions and embedding similarity', () => {
+  const INTRO = passage(
+    'README.md#start',
+    'WDS',
+    'Install the platform on Kubernetes with Helm, or follow the steps of `npm start` on one machine.',
+  );
+  const INSTALL = passage(
+    'charts/README.md#install',
+    'Helm charts › Install on a cluster, step by step',
+    [
+      '1. Create the secret `wds-credentials` with the database password and the bootstrap API key.',
+      '2. Start from `deploy/values-example.yaml` and label the namespace.',
+    ].join('\n'),
+  );
+  const q = 'How do I install the platform on Kubernetes with Helm?';
+
+  it('does not attribute a sentence that only restates the question while others state something', () => {
+    const answer =
+      'To install the platform on Kubernetes with Helm, follow these steps: Create the secret wds-credentials with the database password. Start from deploy/values-example.yaml.';
+    const qw = new Set(terms(q));
+    expect(restatesQuestion('To install the platform on Kubernetes with Helm, follow these steps:', qw)).toBe(
+      true,
+    );
+    expect(restatesQuestion('Create the secret wds-credentials with the database password.', qw)).toBe(false);
+    // Words alone would give the restatement to the intro, which shares the question's words.
+    expect(attributeAnswer(answer, q, [INTRO, INSTALL], new Set([0, 1])).used).toEqual([1]);
+    // An answer that is nothing but a restatement is still attributed.
+    expect(
+      attributeAnswer('Install the platform on Kubernetes with Helm.', q, [INTRO, INSTALL], new Set([0]))
+        .used,
+    ).toEqual([0]);
+  });
+
+  it("lets embedding similarity choose between passages that share the sentence's words", () => {
+    const s = 'The status 410 means the browser session was destroyed.';
+    const q410 = 'What is 410?';
+    // Equal word coverage; by words the tie goes to the errors table's one row (see above) ...
+    expect(attributeAnswer(s, q410, [WHAT_WORKS, ERRORS], new Set([0])).used).toEqual([1]);
+    // ... unless the sentence's closest sentence in the other passage is clearly nearer in meaning.
+    const sim = new Map([[s, [0.9, 0.4]]]);
+    expect(attributeAnswer(s, q410, [WHAT_WORKS, ERRORS], new Set([0]), sim).used).toEqual([0]);
+    // Similarity only chooses among passages that cover enough of the words: the limits table
+    // (browser, session: 2 of 5 words) is never chosen, however close in meaning.
+    const far = new Map([[s, [0, 1]]]);
+    expect(attributeAnswer(s, q410, [WHAT_WORKS, LIMITS], new Set([1]), far).used).toEqual([0]);
   });
 });

@@ -66,6 +66,31 @@ export function coverage(sentence: string, textWords: Set<string>, questionWords
   return total ? found / total : 0;
 }
 
+/**
+ * An answer sentence at least this share of whose content words are the question's restates the
+ * question ("To install the platform on Kubernetes with Helm, follow these steps:"): it states
+ * nothing a passage could support that the question did not already bring, and the passage that
+ * shares most of the question's words is not the one the answer was taken from. Such sentences
+ * are not attributed while the answer has others.
+ */
+export const RESTATES_SHARE = 2 / 3;
+
+/** Whether `sentence` only restates the question (see `RESTATES_SHARE`). */
+export function restatesQuestion(sentence: string, questionWords: Set<string>): boolean {
+  const own = [...new Set(terms(sentence))].filter((t) => !FILLER.has(t));
+  return own.length > 0 && own.filter((t) => questionWords.has(t)).length / own.length >= RESTATES_SHARE;
+}
+
+/**
+ * The share of an answer sentence's embedding similarity in choosing its passage: the passage's
+ * score is its word coverage plus this times the cosine of the sentence with the passage's closest
+ * sentence (`closest` over the index's sentence vectors). Words decide where they tell passages
+ * apart; where two passages share the sentence's words (an option listed in two tables, a status
+ * code in two lists) the one stating the same thing in a sentence of its own wins. The coverage
+ * threshold still applies to the chosen passage.
+ */
+export const SIMILARITY_WEIGHT = 0.5;
+
 export interface Attribution {
   /** Indexes (into the passages shown) of the passages the answer rests on, in rank order. */
   used: number[];
@@ -76,14 +101,17 @@ export interface Attribution {
 }
 
 /**
- * Deterministic check of which passages a written answer rests on. Each answer sentence is
- * attributed to the passage shown to the model that covers most of its words, if that passage
- * covers at least `MIN_SUPPORT` of them (ties go to the passage with one sentence, table row or
- * list item covering most of it, then to a passage the model cited, then to the better-ranked one).
- * A short answer ("429", "Yes") is attributed together with its question (`attributedSentences`). A small model's citation numbers are unreliable both ways: it cites passages
- * it took nothing from (every passage it was shown, when asked for "the passages you used") and
- * it puts the wrong number on the passage it did take the answer from; the words of the answer
- * show which one that was. When no sentence reaches the threshold (a one-word answer, a
+ * Deterministic check of which passages a written answer rests on. Each answer sentence (but one
+ * that only restates the question, `restatesQuestion`) is attributed to the passage shown to the
+ * model that covers most of its words, plus `SIMILARITY_WEIGHT` times its embedding similarity
+ * when `similarity` gives it (per sentence of `attributedSentences`, per passage shown), among
+ * the passages covering at least `MIN_SUPPORT` of the words (ties go to the passage with one sentence,
+ * table row or list item covering most of it, then to a passage the model cited, then to the
+ * better-ranked one). A short answer ("429", "Yes") is attributed together with its question
+ * (`attributedSentences`). A small model's citation numbers are unreliable both ways: it cites
+ * passages it took nothing from (every passage it was shown, when asked for "the passages you
+ * used") and it puts the wrong number on the passage it did take the answer from; the words of
+ * the answer show which one that was. When no sentence reaches the threshold (a one-word answer, a
  * paraphrase, "the documentation does not cover it"), the model's best-supported citation is kept,
  * so an answer written with a valid citation always keeps one.
  */
@@ -92,32 +120,42 @@ export function attributeAnswer(
   question: string,
   shown: Pick<Passage, 'title' | 'body'>[],
   cited: ReadonlySet<number>,
+  similarity?: ReadonlyMap<string, readonly number[]>,
 ): Attribution {
   const questionWords = new Set(terms(question));
+  const all = attributedSentences(answer, question);
+  const stating = all.filter((s) => !restatesQuestion(s, questionWords));
+  const attributed = stating.length ? stating : all;
   const words = shown.map((p) => new Set(terms(`${p.title} ${p.body}`)));
   const support = shown.map(() => 0);
   const total = shown.map(() => 0);
   const quotes = new Map<number, string>();
   const bestSentence = new Map<number, { sentence: string; coverage: number }>();
-  for (const s of attributedSentences(answer, question)) {
-    // Per passage: its coverage of the sentence, and (used only on ties) that of its one
-    // sentence, table row or list item that states most of it.
-    const scored = words.map((w, i) => ({ i, c: coverage(s, w, questionWords), line: -1 }));
+  for (const s of attributed) {
+    // Per passage: its coverage of the sentence, its score (coverage, plus the embedding
+    // similarity when known), and (used only on ties) the coverage of its one sentence, table row
+    // or list item that states most of it.
+    const sim = similarity?.get(s);
+    const scored = words.map((w, i) => {
+      const c = coverage(s, w, questionWords);
+      return { i, c, score: c + SIMILARITY_WEIGHT * Math.max(0, sim?.[i] ?? 0), line: -1 };
+    });
     for (const { i, c } of scored) {
       support[i] = Math.max(support[i], c);
       total[i] += c;
     }
-    const top = Math.max(...scored.map((x) => x.c));
-    const tied = scored.filter((x) => x.c === top);
+    // Only passages covering enough of the sentence's words are candidates; the best score wins.
+    const candidates = scored.filter((x) => x.c >= MIN_SUPPORT);
+    if (!candidates.length) continue;
+    const topScore = Math.max(...candidates.map((x) => x.score));
+    const tied = candidates.filter((x) => x.score === topScore);
     if (tied.length > 1)
       for (const x of tied) x.line = closestSentence(shown[x.i].body, s, questionWords).coverage;
     // Ties go to the passage stating it in one sentence, then to a cited one, then to the better-ranked one.
     tied.sort((a, b) => b.line - a.line || Number(cited.has(b.i)) - Number(cited.has(a.i)) || a.i - b.i);
-    const best = tied.length ? tied[0].i : -1;
-    if (best >= 0 && top >= MIN_SUPPORT) {
-      const known = bestSentence.get(best);
-      if (!known || top > known.coverage) bestSentence.set(best, { sentence: s, coverage: top });
-    }
+    const { i: best, c: top } = tied[0];
+    const known = bestSentence.get(best);
+    if (!known || top > known.coverage) bestSentence.set(best, { sentence: s, coverage: top });
   }
   if (bestSentence.size === 0) {
     let best = -1;

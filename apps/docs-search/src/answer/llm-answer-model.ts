@@ -2,7 +2,7 @@ import type { DocsSearchEvidence } from '@wds/contracts';
 import type { LlmPort } from '@wds/llm';
 import type { Retrieved } from '../search/retriever';
 import type { AnswerModel, ModelAnswer, ModelReply } from './answer-model';
-import { attributeAnswer } from './citation-check';
+import { attributeAnswer, attributedSentences } from './citation-check';
 
 /** Characters of each passage shown to the model: a whole passage, bounded for small context windows. */
 const PASSAGE_CHARS = 1200;
@@ -50,9 +50,22 @@ export function renderPassages(retrieved: Retrieved[]): string {
     .join('\n\n');
 }
 
+/**
+ * Embedding similarity of texts with the closest sentence of each of the given passages
+ * (`Retriever.similarity`); undefined when not available.
+ */
+export type SentenceSimilarity = (
+  texts: string[],
+  refs: string[],
+) => Promise<ReadonlyMap<string, readonly number[]> | undefined>;
+
 /** Answers through the LLM port (the embedded local model by default) with JSON-schema output. */
 export class LlmAnswerModel implements AnswerModel {
-  constructor(private readonly llm: LlmPort) {}
+  constructor(
+    private readonly llm: LlmPort,
+    /** A second signal for the citation post-check besides words; without it, words alone decide. */
+    private readonly similarity?: SentenceSimilarity,
+  ) {}
 
   get enabled(): boolean {
     return this.llm.enabled;
@@ -78,7 +91,11 @@ export class LlmAnswerModel implements AnswerModel {
     };
     if (!result.valid) return { answer: undefined, usage, model: result.model };
     const value = result.value as ModelOutput;
-    return { answer: citedAnswer(value, question, retrieved), usage, model: result.model };
+    const similarity = await this.similarity?.(
+      attributedSentences(value.answer.trim(), question),
+      retrieved.map((r) => r.passage.ref),
+    );
+    return { answer: citedAnswer(value, question, retrieved, similarity), usage, model: result.model };
   }
 }
 
@@ -91,11 +108,17 @@ export interface ModelOutput {
 /**
  * The answer as returned: citations of passages that were not retrieved are dropped (counted) and
  * repeats removed; then the evidence is the passages the written answer rests on
- * (`attributeAnswer`): a cited passage the answer takes nothing from is set aside as `unsupported`,
+ * (`attributeAnswer`, with the answer sentences' embedding similarity to each passage when
+ * given): a cited passage the answer takes nothing from is set aside as `unsupported`,
  * and a passage it was shown and took the answer from is cited even when the model put another
  * number on it (`reattributed`; its reason quotes the passage's supporting sentence).
  */
-export function citedAnswer(value: ModelOutput, question: string, retrieved: Retrieved[]): ModelAnswer {
+export function citedAnswer(
+  value: ModelOutput,
+  question: string,
+  retrieved: Retrieved[],
+  similarity?: ReadonlyMap<string, readonly number[]>,
+): ModelAnswer {
   const text = value.answer.trim();
   // Citations of retrieved passages, without repeats, in the model's order.
   const reasons = new Map<number, string>();
@@ -108,7 +131,7 @@ export function citedAnswer(value: ModelOutput, question: string, retrieved: Ret
     if (!reasons.has(c.passage - 1)) reasons.set(c.passage - 1, c.reason.trim());
   }
   const shown = retrieved.map((r) => r.passage);
-  const check = attributeAnswer(text, question, shown, new Set(reasons.keys()));
+  const check = attributeAnswer(text, question, shown, new Set(reasons.keys()), similarity);
   const used = new Set(check.used);
   const evidence: DocsSearchEvidence[] = [
     // The model's citations the answer rests on, in its order, with its reasons.

@@ -84,8 +84,7 @@ export interface Retrieved {
  * is loaded, exact cosine similarity over every stored vector, fused by reciprocal rank.
  */
 export class Retriever {
-  private vectors: { ref: string; source: string; embedding: Float32Array; sentences: Float32Array }[] =
-    [];
+  private vectors: { ref: string; source: string; embedding: Float32Array; sentences: Float32Array }[] = [];
 
   private readonly ranking: RankingOptions;
 
@@ -131,6 +130,27 @@ export class Retriever {
       const passage = passages.get(ref);
       return passage ? [{ passage, score: e.score, via: [...e.via] }] : [];
     });
+  }
+
+  /**
+   * Per text, its cosine with the closest sentence of each passage in `refs` (in their order; 0
+   * for a passage without sentence vectors), or undefined without the embedding model or when
+   * embedding fails: the answer's post-check then decides by words alone.
+   */
+  async similarity(texts: string[], refs: string[]): Promise<Map<string, number[]> | undefined> {
+    if (!this.embedder || !this.vectors.length || !texts.length) return undefined;
+    const vectors = await this.embedder.embed(texts, { urgent: true }).catch(() => undefined);
+    if (!vectors) return undefined;
+    const byRef = new Map(this.vectors.map((v) => [v.ref, v.sentences]));
+    return new Map(
+      texts.map((t, j) => [
+        t,
+        refs.map((ref) => {
+          const sentences = byRef.get(ref);
+          return sentences?.length ? closest(vectors[j], sentences) : 0;
+        }),
+      ]),
+    );
   }
 
   /**

@@ -131,7 +131,9 @@ describe('scraper service: scrape over NATS (fixture site allow-listed)', () => 
       index: 0,
     });
     await expect(other).rejects.toMatchObject({ code: 'FORBIDDEN' });
-  });
+    // Two scrapes of a 1 MB+ page (each transformed and stored in chunks): well under a second on
+    // an idle machine, past jest's default 5 s when the suites share two cores with a model server.
+  }, 60_000);
 
   it('GET returns a stored scrape to its team only', async () => {
     const owner = team();
