@@ -111,7 +111,6 @@ async function main() {
 
     const topK = Number(process.env.BENCH_DOCS_TOP_K || 3);
     const hybrid = new Retriever(store, embedder);
-    await hybrid.refresh();
     const text = new Retriever(store, undefined);
     const table = [];
     for (const [name, r] of [

@@ -142,14 +142,11 @@ export class Retriever {
     if (!this.embedder || !this.vectors.length || !texts.length) return undefined;
     const vectors = await this.embedder.embed(texts, { urgent: true }).catch(() => undefined);
     if (!vectors) return undefined;
-    const byRef = new Map(this.vectors.map((v) => [v.ref, v.sentences]));
+    const sentencesOf = refs.map((ref) => this.vectors.find((v) => v.ref === ref)?.sentences);
     return new Map(
       texts.map((t, j) => [
         t,
-        refs.map((ref) => {
-          const sentences = byRef.get(ref);
-          return sentences?.length ? closest(vectors[j], sentences) : 0;
-        }),
+        sentencesOf.map((sentences) => (sentences?.length ? closest(vectors[j], sentences) : 0)),
       ]),
     );
   }
@@ -183,13 +180,9 @@ export class Retriever {
 
 /** The best cosine of `q` with one of `vectors` (unit vectors back to back). */
 export function closest(q: Float32Array, vectors: Float32Array): number {
-  const n = q.length;
   let best = -Infinity;
-  for (let off = 0; off < vectors.length; off += n) {
-    let s = 0;
-    for (let d = 0; d < n; d++) s += q[d] * vectors[off + d];
-    if (s > best) best = s;
-  }
+  for (let off = 0; off < vectors.length; off += q.length)
+    best = Math.max(best, dot(q, vectors.subarray(off, off + q.length)));
   return best;
 }
 
