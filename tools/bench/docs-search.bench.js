@@ -129,6 +129,7 @@ async function main() {
         const t0 = performance.now();
         const got = await r.retrieve(question.q, 5);
         times.push(performance.now() - t0);
+        expandedRuns.push({ question, retrieved: lastRetrieved.map((r) => r.passage) });
         runs.push({ question, retrieved: got.map((x) => x.passage), top: got });
       }
       table.push({ name, runs, times });
@@ -222,8 +223,17 @@ async function main() {
     const llmModel = new LlmAnswerModel(llm, (texts, refs) => hybrid.similarity(texts, refs));
     // Keeps each reply, so the model's own citations (before the support post-check) are judged too.
     let lastReply;
+    let lastExpansion;
+    const expandTimes = [];
     const model = {
       enabled: true,
+      expand: async (...args) => {
+        lastExpansion = undefined;
+        const t0 = performance.now();
+        lastExpansion = await llmModel.expand(...args);
+        expandTimes.push(performance.now() - t0);
+        return lastExpansion;
+      },
       answer: async (...args) => {
         lastReply = undefined;
         lastRaw = undefined;
@@ -234,13 +244,28 @@ async function main() {
     const logger = createLogger({ service: 'bench', level: 'silent' });
     // The bench has no activity stream: the tokens are summed from the answers below instead.
     const tokenSink = { reportTokens: async () => undefined };
+    // The passages each question was answered from (with the model's expected answer, when on,
+    // they differ from the retrieval-only rows above).
+    let lastRetrieved = [];
+    const retriever = {
+      retrieve: async (...args) => {
+        lastRetrieved = await hybrid.retrieve(...args);
+        return lastRetrieved;
+      },
+    };
+    const expandQuestion = process.env.BENCH_DOCS_EXPAND !== '0';
     const ask = new AskDocs(
-      hybrid,
+      retriever,
       model,
       tokenSink,
-      { WDS_DOCS_TOP_K: topK, WDS_DOCS_ANSWER_TIMEOUT_MS: 180_000 },
+      {
+        WDS_DOCS_TOP_K: topK,
+        WDS_DOCS_ANSWER_TIMEOUT_MS: 180_000,
+        WDS_DOCS_EXPAND_QUESTION: expandQuestion,
+      },
       logger,
     );
+    const expandedRuns = [];
     const skip = Number(process.env.BENCH_DOCS_SKIP || 0);
     const limit = Number(process.env.BENCH_DOCS_QUESTIONS || QUESTIONS.length);
     const answered = [];
@@ -262,9 +287,10 @@ async function main() {
         deadline: Date.now() + 240_000,
       });
       times.push(performance.now() - t0);
+      expandedRuns.push({ question, retrieved: lastRetrieved.map((r) => r.passage) });
       if (!res.warning || /dropped/.test(res.warning)) written++;
       tokens += res.usage.totalTokens;
-      const byRef = new Map(hybridRuns.find((r) => r.question === question).retrieved.map((p) => [p.ref, p]));
+      const byRef = new Map(lastRetrieved.map((r) => [r.passage.ref, r.passage]));
       const judge = (evidence) =>
         evidence.map((e) => byRef.get(e.pathOrUrl) ?? { source: '', title: '', ref: e.pathOrUrl });
       answered.push({ question, cited: judge(res.evidence) });
@@ -280,11 +306,12 @@ async function main() {
         : [];
       reattributed += lastReply?.answer && !res.warning ? lastReply.answer.reattributed : 0;
       if (own.length) modelCited.push({ question, cited: judge(own) });
-      const shown = hybridRuns.find((r) => r.question === question).retrieved.slice(0, topK);
+      const shown = lastRetrieved.map((r) => r.passage).slice(0, topK);
       records.push({
         q: question.q,
         shown: shown.map((p) => ({ ref: p.ref, source: p.source, title: p.title, body: p.body })),
         raw: lastRaw,
+        expansion: lastExpansion?.text,
         retrieved: shown.map((p) => p.ref),
         answer: res.answer,
         evidence: res.evidence,
@@ -303,6 +330,19 @@ async function main() {
         `latency p50 ${(percentile(times, 50) / 1000).toFixed(1)} s p95 ${(percentile(times, 95) / 1000).toFixed(1)} s, ` +
         `${Math.round(tokens / Math.max(1, written))} tokens per model answer, ${topK} passages shown, ` +
         `load average ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)}`,
+    );
+    // Retrieval of the answered questions with the model's expected answer against the question alone.
+    const alone = expandedRuns.map(({ question }) => hybridRuns.find((r) => r.question === question));
+    const split = (runs, held) => runs.filter((r) => Boolean(r.question.heldOut) === held);
+    const recallRow = (runs) =>
+      [1, 3].map((k) => (runs.length ? recallAt(k, runs).toFixed(3) : '–')).join(' / ');
+    say(
+      `  retrieval of these questions, recall@1/@3: question alone ${recallRow(split(alone, false))} ` +
+        `(held out ${recallRow(split(alone, true))}); ` +
+        (expandQuestion
+          ? `with the model's expected answer ${recallRow(split(expandedRuns, false))} (held out ${recallRow(split(expandedRuns, true))}); ` +
+            `expected answer p50 ${(percentile(expandTimes, 50) / 1000).toFixed(1)} s p95 ${(percentile(expandTimes, 95) / 1000).toFixed(1)} s`
+          : 'expected answer off (BENCH_DOCS_EXPAND=0)'),
     );
     say(
       `  the model's own citations (before the support post-check): precision ${citationPrecision(modelCited).toFixed(3)}, ` +

@@ -1,4 +1,4 @@
-import { CommonEnv, envInt } from '@wds/config';
+import { CommonEnv, envBool, envInt } from '@wds/config';
 import { LlmEnvShape } from '@wds/llm';
 import { z } from 'zod';
 
@@ -19,6 +19,12 @@ export const DocsSearchConfig = CommonEnv.extend({
   WDS_DOCS_TOP_K: envInt({ min: 1, max: 12 }).default(3),
   /** Time the model gets to write an answer before the best passages are quoted instead. */
   WDS_DOCS_ANSWER_TIMEOUT_MS: envInt({ min: 1000, max: 600_000 }).default(50_000),
+  /**
+   * With a model: before retrieval it writes what it expects the answer to say, and the vector
+   * rankings match the question together with that text (one more short model call per question,
+   * ~64 tokens; docs/benchmarks.md, Docs search). Off: retrieval uses the question alone.
+   */
+  WDS_DOCS_EXPAND_QUESTION: envBool().default(true),
   ...LlmEnvShape,
 });
 export type DocsSearchConfig = z.output<typeof DocsSearchConfig>;

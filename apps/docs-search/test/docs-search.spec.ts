@@ -9,7 +9,9 @@ import { startNats, type RunningServer } from '@wds/local-infra';
 import { bootstrapService, type RunningService } from '@wds/service-kit';
 import { createTestDatabase, MODEL_SERVER_START_TIMEOUT_MS, startTestModelServer } from '@wds/testing';
 import type { RunningModelServer } from '@wds/local-infra';
+import { llmConfigFromEnv, OpenAiCompatibleLlm } from '@wds/llm';
 import { NO_MODEL_WARNING } from '../src/answer/ask-docs.usecase';
+import { LlmAnswerModel } from '../src/answer/llm-answer-model';
 import { AppModule } from '../src/app.module';
 import { DocsSearchConfig } from '../src/config';
 import { findDocsRoot } from '../src/corpus/collect-sources';
@@ -165,6 +167,40 @@ describe('docs-search index (real PostgreSQL, all-MiniLM-L6-v2 on onnxruntime)',
     // A cold index of the real docs embeds ~800 passages and ~5,900 sentences: ~11 ms of CPU per
     // sentence, several minutes of wall time when the suites share two cores with a model server.
   }, 1_200_000);
+
+  it("matches a model's expected answer together with the question in the vector rankings, not in full text", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-expand-'));
+    writeDocs(root, {
+      'README.md': '# Demo\n\nA demo platform.\n',
+      'docs/database.md':
+        '# Database\n\n## Copies\n\nA copy of the database can be restored onto another server with pg_restore; our team keeps one copy a day.\n',
+      'docs/login.md':
+        '# Login\n\n## Sessions\n\nYou log in to the console with your team account; a session lasts eight hours.\n',
+      'docs/credentials.md':
+        '# Credentials\n\n## Storage\n\nOnly a SHA-256 digest of every credential is persisted; the secret itself is displayed a single time when it is issued.\n',
+    });
+    // Without the served OpenAPI document (always published): the case is about these sections.
+    await buildIndex(
+      store,
+      publishedPassages(root).filter((p) => !p.ref.startsWith('openapi#')),
+      embedder,
+    );
+    const retriever = new Retriever(store, embedder);
+    await retriever.refresh();
+    // No word of the question is in any passage: only the vector rankings find anything.
+    const question = 'Could a thief with a stolen backup impersonate us?';
+    // What a model writes when asked what the documentation would say (it has seen no passage).
+    const expansion =
+      'API keys are never stored in plain text: only a SHA-256 hash of each key is kept, and the key is shown once when it is created.';
+    const alone = await retriever.retrieve(question, 3);
+    const expanded = await retriever.retrieve(question, 3, expansion);
+    expect(alone[0].passage.source).toBe('docs/database.md');
+    expect(expanded[0].passage.source).toBe('docs/credentials.md');
+    // The expansion's words ("SHA-256", "stored") are not searched in full text, where a model's
+    // guess would outvote the question's own words: still found by the vectors alone.
+    expect(expanded.map((r) => r.via)).toEqual(alone.map(() => ['vector']));
+    fs.rmSync(root, { recursive: true, force: true });
+  });
 });
 
 describe('docs-search service over NATS', () => {
@@ -298,6 +334,22 @@ describe('docs-search service over NATS', () => {
       model = await startTestModelServer();
     }, MODEL_SERVER_START_TIMEOUT_MS);
     afterAll(() => model?.stop());
+
+    it('writes an expected answer for retrieval through the LLM port: its text, within its token cap, and its tokens', async () => {
+      const llm = new OpenAiCompatibleLlm(
+        llmConfigFromEnv({ WDS_LLM_BASE_URL: model.baseUrl, WDS_LLM_MODEL: model.modelName }),
+      );
+      const expansion = await new LlmAnswerModel(llm).expand(
+        'How often is a failed webhook delivery retried?',
+        AbortSignal.timeout(120_000),
+      );
+      expect(expansion.text?.length).toBeGreaterThan(0);
+      expect(expansion.text).not.toMatch(/\s{2}|^\s|\s$/);
+      expect(expansion.usage.promptTokens).toBeGreaterThan(0);
+      expect(expansion.usage.completionTokens).toBeGreaterThan(0);
+      expect(expansion.usage.completionTokens).toBeLessThanOrEqual(64);
+      expect(expansion.model).toBeTruthy();
+    });
 
     it('answers through the LLM port: cited evidence is always a retrieved passage, tokens are the model’s own and go into token usage', async () => {
       const service = await start({

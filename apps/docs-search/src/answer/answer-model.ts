@@ -27,9 +27,23 @@ export interface ModelReply {
   model: string;
 }
 
+/** One call of the model writing what it expects the documentation to say (`AnswerModel.expand`). */
+export interface ModelExpansion {
+  /** The expected answer's text; undefined when the model wrote nothing usable. */
+  text: string | undefined;
+  usage: ModelReply['usage'];
+  model: string;
+}
+
 /** The port through which a language model answers from the retrieved passages. */
 export interface AnswerModel {
   /** Whether a model is configured at all. */
   readonly enabled: boolean;
+  /**
+   * Before retrieval: a few sentences in the words the documentation would use to answer the
+   * question, written without seeing any passage (a hypothetical answer, for the vector rankings:
+   * `Retriever.retrieve`'s `expansion`). Never shown to the user nor cited.
+   */
+  expand(question: string, signal: AbortSignal): Promise<ModelExpansion>;
   answer(question: string, retrieved: Retrieved[], signal: AbortSignal): Promise<ModelReply>;
 }

@@ -11,6 +11,10 @@ import { extractiveAnswer } from './extractive';
 
 /** Kept back from the gateway's deadline for the fallback answer and the reply's trip. */
 const DEADLINE_MARGIN_MS = 2000;
+/** At most this long for the expected answer (`AnswerModel.expand`): ~64 tokens. */
+const EXPANSION_TIMEOUT_MS = 20_000;
+/** At most this share of the time left goes to the expected answer; the answer needs the rest. */
+const EXPANSION_SHARE = 0.3;
 
 export const NO_MODEL_WARNING =
   'No language model is configured (WDS_LLM_BASE_URL); the answer quotes the best-matching passages.';
@@ -20,9 +24,10 @@ export const DOCS_TOKEN_SINK = 'DOCS_TOKEN_SINK';
 export type DocsTokenSink = Pick<ActivityRecorder, 'reportTokens'>;
 
 /**
- * Answers a question from the index: retrieval, then the model's cited answer or an extractive one.
- * Every model call's tokens go into the asking team's token usage (endpoint `docs_search`), also
- * when its output was not used.
+ * Answers a question from the index: the model's expected answer (when on), retrieval, then the
+ * model's cited answer or an extractive one. The tokens of every model call for the question go
+ * into the asking team's token usage as one entry (endpoint `docs_search`), also when its output
+ * was not used.
  */
 @Injectable()
 export class AskDocs {
@@ -36,20 +41,35 @@ export class AskDocs {
 
   async execute(req: DocsAskRequest): Promise<DocsSearchResult> {
     const t0 = Date.now();
-    const retrieved = await this.retriever.retrieve(req.question, this.config.WDS_DOCS_TOP_K);
-    const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-    const finish = (
+    // Tokens of every model call for this question, reported once before the answer leaves.
+    const spent = { promptTokens: 0, completionTokens: 0, totalTokens: 0, model: '' };
+    const spend = (call: { usage: ModelReply['usage']; model: string }) => {
+      spent.promptTokens += call.usage.promptTokens;
+      spent.completionTokens += call.usage.completionTokens;
+      spent.totalTokens += call.usage.totalTokens;
+      spent.model ||= call.model;
+    };
+    const expansion = await this.expand(req, spend);
+    const retrieved = await this.retriever.retrieve(req.question, this.config.WDS_DOCS_TOP_K, expansion);
+    const finish = async (
       answer: string,
       evidence: DocsSearchResult['evidence'],
       warning?: string,
-    ): DocsSearchResult => ({
-      requestId: req.requestId,
-      answer,
-      evidence,
-      usage,
-      durationMs: Date.now() - t0,
-      ...(warning ? { warning } : {}),
-    });
+    ): Promise<DocsSearchResult> => {
+      await this.report(req, spent);
+      return {
+        requestId: req.requestId,
+        answer,
+        evidence,
+        usage: {
+          inputTokens: spent.promptTokens,
+          outputTokens: spent.completionTokens,
+          totalTokens: spent.totalTokens,
+        },
+        durationMs: Date.now() - t0,
+        ...(warning ? { warning } : {}),
+      };
+    };
     const extractive = (warning: string) => {
       const ex = extractiveAnswer(req.question, retrieved);
       return finish(ex.answer, ex.evidence, warning);
@@ -59,20 +79,14 @@ export class AskDocs {
     }
     if (!this.model.enabled) return extractive(NO_MODEL_WARNING);
 
-    const budget = Math.min(
-      this.config.WDS_DOCS_ANSWER_TIMEOUT_MS,
-      req.deadline - DEADLINE_MARGIN_MS - Date.now(),
-    );
+    const budget = this.timeLeft(req, this.config.WDS_DOCS_ANSWER_TIMEOUT_MS);
     if (budget < 1000)
       return extractive(
         'No time was left for the language model; the answer quotes the best-matching passages.',
       );
     try {
       const reply = await this.model.answer(req.question, retrieved, AbortSignal.timeout(budget));
-      usage.inputTokens = reply.usage.promptTokens;
-      usage.outputTokens = reply.usage.completionTokens;
-      usage.totalTokens = reply.usage.totalTokens;
-      await this.report(req, reply);
+      spend(reply);
       const answer = reply.answer;
       if (!answer) {
         return extractive(
@@ -102,12 +116,50 @@ export class AskDocs {
     }
   }
 
+  /** Milliseconds a model call may take: at most `cap`, and never past the caller's deadline. */
+  private timeLeft(req: DocsAskRequest, cap: number): number {
+    return Math.min(cap, req.deadline - DEADLINE_MARGIN_MS - Date.now());
+  }
+
   /**
-   * Records the call's tokens before the answer leaves (the answer reports them too, so they must be
-   * on the books). A recording failure does not cost the caller the answer: it is logged.
+   * The model's expected answer for the vector rankings (`AnswerModel.expand`), when a model is
+   * configured and expansion is on. It gets `EXPANSION_SHARE` of the time left (at most
+   * `EXPANSION_TIMEOUT_MS`); when it fails or runs out of time, retrieval goes on with the question
+   * alone (logged), and the answer keeps the rest of the time.
    */
-  private async report(req: DocsAskRequest, reply: ModelReply): Promise<void> {
-    if (reply.usage.totalTokens === 0) return;
+  private async expand(
+    req: DocsAskRequest,
+    spend: (call: { usage: ModelReply['usage']; model: string }) => void,
+  ): Promise<string | undefined> {
+    if (!this.model.enabled || !this.config.WDS_DOCS_EXPAND_QUESTION) return undefined;
+    const budget = Math.min(
+      EXPANSION_TIMEOUT_MS,
+      this.timeLeft(req, this.config.WDS_DOCS_ANSWER_TIMEOUT_MS) * EXPANSION_SHARE,
+    );
+    if (budget < 1000) return undefined;
+    try {
+      const expansion = await this.model.expand(req.question, AbortSignal.timeout(budget));
+      spend(expansion);
+      return expansion.text;
+    } catch (err) {
+      this.logger.warn(
+        { err, requestId: req.requestId },
+        'docs answer: the expected answer for retrieval failed; retrieving with the question alone',
+      );
+      return undefined;
+    }
+  }
+
+  /**
+   * Records the question's tokens (all its model calls) before the answer leaves (the answer
+   * reports them too, so they must be on the books). A recording failure does not cost the caller
+   * the answer: it is logged.
+   */
+  private async report(
+    req: DocsAskRequest,
+    spent: { promptTokens: number; completionTokens: number; totalTokens: number; model: string },
+  ): Promise<void> {
+    if (spent.totalTokens === 0) return;
     try {
       await this.tokens.reportTokens({
         // A fresh id: the request id may come from the client's x-request-id, which is not unique.
@@ -115,9 +167,9 @@ export class AskDocs {
         teamId: req.teamId,
         apiKey: req.apiKey,
         endpoint: 'docs_search',
-        model: reply.model,
-        inputTokens: reply.usage.promptTokens,
-        outputTokens: reply.usage.completionTokens,
+        model: spent.model,
+        inputTokens: spent.promptTokens,
+        outputTokens: spent.completionTokens,
         at: Date.now(),
       });
     } catch (err) {

@@ -1,7 +1,7 @@
 import type { DocsSearchEvidence } from '@wds/contracts';
 import type { LlmPort } from '@wds/llm';
 import type { Retrieved } from '../search/retriever';
-import type { AnswerModel, ModelAnswer, ModelReply } from './answer-model';
+import type { AnswerModel, ModelAnswer, ModelExpansion, ModelReply } from './answer-model';
 import { attributeAnswer, attributedSentences } from './citation-check';
 
 /** Characters of each passage shown to the model: a whole passage, bounded for small context windows. */
@@ -39,6 +39,24 @@ const SCHEMA = {
   },
 };
 
+/**
+ * The expected-answer prompt: the model writes what it supposes the documentation says, in its
+ * vocabulary (option names, status codes, components), for the vector rankings only. A guess is
+ * fine: it is matched against the passages, never shown.
+ */
+const EXPAND_SYSTEM = [
+  'You help search the documentation of the Web Data Service, a self-hosted web scraping, crawling and',
+  'browser automation platform with a REST API (/v2), webhooks, API keys per team, credits, Helm charts,',
+  'NATS JetStream, PostgreSQL and headless Chromium.',
+  'For the user question, write two or three sentences as that documentation would state the answer,',
+  'using the technical terms it would use. Write only those sentences, without any preamble.',
+].join(' ');
+
+/** Tokens of the expected answer: two or three sentences. */
+const EXPAND_MAX_TOKENS = 64;
+/** Characters of it kept for the query: more would outweigh the question in its vector. */
+const EXPAND_MAX_CHARS = 500;
+
 /** The passages as the model sees them: numbered, delimited as data, each with its heading trail. */
 export function renderPassages(retrieved: Retrieved[]): string {
   return retrieved
@@ -69,6 +87,29 @@ export class LlmAnswerModel implements AnswerModel {
 
   get enabled(): boolean {
     return this.llm.enabled;
+  }
+
+  async expand(question: string, signal: AbortSignal): Promise<ModelExpansion> {
+    const result = await this.llm.complete({
+      feature: 'docs',
+      messages: [
+        { role: 'system', content: EXPAND_SYSTEM },
+        { role: 'user', content: question },
+      ],
+      maxTokens: EXPAND_MAX_TOKENS,
+      temperature: 0,
+      signal,
+    });
+    const text = result.text.replace(/\s+/g, ' ').trim().slice(0, EXPAND_MAX_CHARS);
+    return {
+      text: text || undefined,
+      usage: {
+        promptTokens: result.usage.promptTokens,
+        completionTokens: result.usage.completionTokens,
+        totalTokens: result.usage.totalTokens,
+      },
+      model: result.model,
+    };
   }
 
   async answer(question: string, retrieved: Retrieved[], signal: AbortSignal): Promise<ModelReply> {

@@ -106,11 +106,18 @@ export class Retriever {
     this.vectors = this.embedder ? await this.store.vectors(this.embedder.modelId) : [];
   }
 
-  async retrieve(question: string, k: number): Promise<Retrieved[]> {
+  /**
+   * The `k` best passages for a question. `expansion` is what a language model expects the answer
+   * to say (`AnswerModel.expand`): the vector rankings then match the question together with it,
+   * so a passage stating the answer in other words than the question's ("stored hashed" for "kept
+   * in plain text") is found by the words it shares with the expected answer. The full-text ranking
+   * keeps to the question's own words: a model's guess must not outvote them.
+   */
+  async retrieve(question: string, k: number, expansion?: string): Promise<Retrieved[]> {
     const { pool, rrfK, vectorWeight, sentenceWeight, internalPrior, perSource } = this.ranking;
     const [text, vector] = await Promise.all([
       this.store.searchText(question, pool),
-      this.vectorRankings(question, pool),
+      this.vectorRankings(expansion ? `${question} ${expansion}` : question, pool),
     ]);
     const fused = new Map<string, { score: number; source: string; via: Set<'text' | 'vector'> }>();
     const add = (hits: { ref: string; source: string }[], via: 'text' | 'vector', weight: number) =>
