@@ -1,4 +1,4 @@
-import { decodeText, El } from './dom/node';
+import { attr, decodeText, El, rawAttr } from './dom/node';
 import type { ParsedDocument } from './dom/parse';
 import type { PageMetadata } from './types';
 import { UrlResolver } from './urls';
@@ -32,8 +32,8 @@ function favicon(doc: ParsedDocument, resolver: UrlResolver): string | undefined
   let best: string | undefined;
   let bestRank = 0;
   for (const l of doc.linkTags) {
-    const rel = ` ${(l.attr('rel') ?? '').toLowerCase()} `;
-    const href = l.rawAttr('href');
+    const rel = ` ${(attr(l, 'rel') ?? '').toLowerCase()} `;
+    const href = rawAttr(l, 'href');
     if (href === undefined || href.trim() === '' || rel.indexOf('icon') === -1) continue;
     // Prefer the classic favicon over touch/mask icons.
     const rank = / (?:shortcut )?icon /.test(rel) ? 3 : rel.indexOf('apple-touch-icon') !== -1 ? 2 : 1;
@@ -56,8 +56,8 @@ export function extractMetadata(doc: ParsedDocument, resolver: UrlResolver): Pag
   const raw = new Map<string, string[]>();
   const byLower = new Map<string, string[]>();
   for (const m of doc.metas) {
-    const key = m.attr('name') ?? m.attr('property') ?? m.attr('itemprop') ?? m.attr('http-equiv');
-    const content = m.rawAttr('content');
+    const key = attr(m, 'name') ?? attr(m, 'property') ?? attr(m, 'itemprop') ?? attr(m, 'http-equiv');
+    const content = rawAttr(m, 'content');
     if (key === undefined || content === undefined) continue;
     const k = key.trim();
     if (k === '') continue;
@@ -82,7 +82,7 @@ export function extractMetadata(doc: ParsedDocument, resolver: UrlResolver): Pag
   };
   set('title', title !== '' ? title : first('og:title'));
   set('description', first('description') ?? first('og:description'));
-  const lang = doc.html?.attr('lang') ?? doc.html?.attr('xml:lang');
+  const lang = doc.html === null ? undefined : (attr(doc.html, 'lang') ?? attr(doc.html, 'xml:lang'));
   set('language', lang !== undefined && lang.trim() !== '' ? lang.trim() : first('content-language'));
   set('keywords', first('keywords'));
   set('robots', first('robots'));

@@ -1,4 +1,4 @@
-import { El, F } from './dom/node';
+import { El, F, rawAttr } from './dom/node';
 import { parseHtml, ParsedDocument } from './dom/parse';
 import { filterMainContent } from './filter/main-content';
 import { parseSelectors, removeMatching, selectOutermost } from './filter/selectors';
@@ -28,9 +28,12 @@ function contentRoots(doc: ParsedDocument, opts: TransformOptions): El[] {
 
 function collectLinks(doc: ParsedDocument, resolver: UrlResolver): string[] {
   const seen = new Set<string>();
-  for (const a of doc.anchors) {
-    const href = a.rawAttr('href') as string;
-    if (href.charCodeAt(0) === 35 || href.trimStart().startsWith('#')) continue;
+  const anchors = doc.anchors;
+  for (let i = 0; i < anchors.length; i++) {
+    const href = rawAttr(anchors[i], 'href') as string;
+    const c = href.charCodeAt(0);
+    // Only a value starting with whitespace (all of it is <= 32 or >= 0xa0) needs the trim.
+    if (c === 35 || ((c <= 32 || c >= 0xa0) && href.trimStart().startsWith('#'))) continue;
     const url = resolver.resolve(href);
     if (url !== null && isHttp(url)) seen.add(url);
   }
@@ -47,10 +50,10 @@ function collectImages(doc: ParsedDocument, resolver: UrlResolver, ogImage: unkn
   for (const el of doc.images) {
     if (el.tag === 'img') {
       add(imageSource(el));
-      const set = el.rawAttr('srcset');
+      const set = rawAttr(el, 'srcset');
       if (set !== undefined) add(bestSrcsetCandidate(set));
     } else if (el.parent?.tag === 'picture') {
-      const set = el.rawAttr('srcset') ?? el.rawAttr('data-srcset');
+      const set = rawAttr(el, 'srcset') ?? rawAttr(el, 'data-srcset');
       if (set !== undefined) add(bestSrcsetCandidate(set));
     }
   }
@@ -64,7 +67,7 @@ function collectImages(doc: ParsedDocument, resolver: UrlResolver, ogImage: unkn
  */
 export function transformHtml(rawHtml: string, opts: TransformOptions): TransformResult {
   const doc = parseHtml(rawHtml);
-  const resolver = new UrlResolver(opts.url, doc.base?.rawAttr('href'));
+  const resolver = new UrlResolver(opts.url, doc.base === null ? undefined : rawAttr(doc.base, 'href'));
   const metadata = extractMetadata(doc, resolver);
   const result: TransformResult = { metadata };
   const f = opts.formats;

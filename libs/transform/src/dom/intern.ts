@@ -4,10 +4,18 @@
  */
 export class NameTable {
   private readonly names: (string | undefined)[];
+  private readonly values: Int32Array;
   private readonly mask: number;
+  /** `valueOf` of the name returned by the last {@link get}. */
+  value = 0;
 
-  constructor(names: Iterable<string>, size = 2048) {
+  constructor(
+    names: Iterable<string>,
+    private readonly valueOf: (name: string) => number = () => 0,
+    size = 2048,
+  ) {
     this.names = new Array<string | undefined>(size);
+    this.values = new Int32Array(size);
     this.mask = size - 1;
     for (const name of names) {
       let h = 0;
@@ -15,11 +23,13 @@ export class NameTable {
       let slot = h & this.mask;
       while (this.names[slot] !== undefined && this.names[slot] !== name) slot = (slot + 1) & this.mask;
       this.names[slot] = name;
+      this.values[slot] = valueOf(name);
     }
   }
 
   /**
-   * The known lower-case name equal (ASCII case-insensitively) to src[start, end), else a new string.
+   * The known lower-case name equal (ASCII case-insensitively) to src[start, end), else a new string;
+   * its value is left in {@link value} (saves the tokenizer a second lookup for the tag's traits).
    * `hash` is `h = imul(h, 31) + (code | 0x20)` over the chars, as the tokenizer computes it inline.
    */
   get(src: string, start: number, end: number, hash: number): string {
@@ -31,10 +41,15 @@ export class NameTable {
       if (cand.length === len) {
         let k = 0;
         while (k < len && (src.charCodeAt(start + k) | 0x20) === cand.charCodeAt(k)) k++;
-        if (k === len) return cand;
+        if (k === len) {
+          this.value = this.values[slot];
+          return cand;
+        }
       }
       slot = (slot + 1) & this.mask;
     }
-    return src.slice(start, end).toLowerCase();
+    const name = src.slice(start, end).toLowerCase();
+    this.value = this.valueOf(name);
+    return name;
   }
 }

@@ -1,9 +1,9 @@
-import { Child, El, F } from './node';
+import { Child, El, F, newEl, rawAttr } from './node';
 import { C, hasName, isAlpha, isWs, rawTextEnd } from './chars';
 import { NameTable } from './intern';
 import { KNOWN_ATTRIBUTES, KNOWN_TAGS, T, tagTraits } from './tags';
 
-const TAG_NAMES = new NameTable(KNOWN_TAGS);
+const TAG_NAMES = new NameTable(KNOWN_TAGS, tagTraits);
 const ATTR_NAMES = new NameTable(KNOWN_ATTRIBUTES);
 
 /** The tree plus the elements the metadata/links/images extractors need, gathered while parsing. */
@@ -32,7 +32,7 @@ export function parseHtml(src: string): ParsedDocument {
   const n = src.length;
   /** Attributes of the tag being read; copied out with an exact-size slice. */
   const scratch: string[] = [];
-  const root = new El('#root', null, null, 0, 0);
+  const root = newEl('#root', null, null, 0, 0);
   const stack: El[] = [root];
   // Children of all open elements, contiguous per element (`starts[k]` for `stack[k]`); an element's
   // list is copied out at its exact size when it closes. Growing per-element arrays with push would
@@ -181,14 +181,14 @@ export function parseHtml(src: string): ParsedDocument {
           break;
       }
     }
-    const el = new El(tag, attrs, cur, idx++, traits);
+    const el = newEl(tag, attrs, cur, idx++, traits);
     if (traits & T.Block) el.flags |= F.Block;
     pending[top++] = el;
     if (traits & T.Collect) {
       switch (tag) {
         case 'a':
         case 'area':
-          if (attrs !== null && el.rawAttr('href') !== undefined) doc.anchors.push(el);
+          if (attrs !== null && rawAttr(el, 'href') !== undefined) doc.anchors.push(el);
           break;
         case 'img':
         case 'source':
@@ -201,7 +201,7 @@ export function parseHtml(src: string): ParsedDocument {
           doc.linkTags.push(el);
           break;
         case 'base':
-          if (doc.base === null && el.rawAttr('href') !== undefined) doc.base = el;
+          if (doc.base === null && rawAttr(el, 'href') !== undefined) doc.base = el;
           break;
         case 'html':
           doc.html = el;
@@ -225,13 +225,12 @@ export function parseHtml(src: string): ParsedDocument {
     return el;
   };
 
-  const endTag = (tag: string): void => {
+  const endTag = (tag: string, traits: number): void => {
     if (tag === 'br') {
-      startTag('br', tagTraits('br'), null);
+      startTag('br', traits, null);
       return;
     }
     if (tag === 'body' || tag === 'html') return;
-    const traits = tagTraits(tag);
     for (let i = stack.length - 1; i > 0; i--) {
       if (stack[i].tag === tag) {
         popThrough(i);
@@ -246,7 +245,8 @@ export function parseHtml(src: string): ParsedDocument {
 
   let i = 0;
   while (i < n) {
-    const lt = src.indexOf('<', i);
+    // Tags often follow one another directly: no search then.
+    const lt = src.charCodeAt(i) === C.Lt ? i : src.indexOf('<', i);
     if (lt === -1) {
       addText(i, n);
       break;
@@ -264,6 +264,7 @@ export function parseHtml(src: string): ParsedDocument {
         j++;
       }
       const tag = TAG_NAMES.get(src, lt + 1, j, h);
+      const traits = TAG_NAMES.value;
       let attrCount = 0;
       let selfClosing = false;
       // Attributes.
@@ -322,7 +323,6 @@ export function parseHtml(src: string): ParsedDocument {
       }
       i = j;
       const attrs = attrCount === 0 ? null : scratch.slice(0, attrCount);
-      const traits = tagTraits(tag);
       if (traits & T.Skip) {
         if (!selfClosing)
           i = rawTextEnd(src, i, tag, tag === 'svg' || tag === 'math' || tag === 'template')[1];
@@ -338,20 +338,23 @@ export function parseHtml(src: string): ParsedDocument {
       }
     } else if (c === C.Slash) {
       const c2 = src.charCodeAt(lt + 2);
-      const gt = src.indexOf('>', lt + 2);
-      const end = gt === -1 ? n : gt;
+      let gt: number;
       if (isAlpha(c2)) {
         let j = lt + 3;
         let h = c2 | 0x20;
-        while (j < end) {
+        while (j < n) {
           const d = src.charCodeAt(j);
-          if (d <= 32 || d === C.Slash) break;
+          if (d <= 32 || d === C.Slash || d === C.Gt) break;
           h = (Math.imul(h, 31) + (d | 0x20)) | 0;
           j++;
         }
-        endTag(TAG_NAMES.get(src, lt + 2, j, h));
+        // Mostly `</name>`: the name ends at the `>` and no search is needed.
+        gt = src.charCodeAt(j) === C.Gt ? j : src.indexOf('>', j);
+        endTag(TAG_NAMES.get(src, lt + 2, j, h), TAG_NAMES.value);
+      } else {
+        gt = src.indexOf('>', lt + 2);
       }
-      i = end + 1;
+      i = gt === -1 ? n + 1 : gt + 1;
     } else if (c === C.Bang) {
       if (src.charCodeAt(lt + 2) === C.Dash && src.charCodeAt(lt + 3) === C.Dash) {
         const end = src.indexOf('-->', lt + 4);

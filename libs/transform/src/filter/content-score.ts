@@ -1,4 +1,4 @@
-import { El, F } from '../dom/node';
+import { El, F, isInside, rawAttr, underFlag } from '../dom/node';
 import { T } from '../dom/tags';
 import { emphasised, isSmallPrint, opensWithRule } from './typography';
 
@@ -89,6 +89,8 @@ class Collector {
   readonly inlineMeta: El[] = [];
   /** Links marked `rel="tag"` (the rel-tag microformat: a post's tag and category links). */
   readonly tagLinks: El[] = [];
+  /** Class/id value -> its negative word (null for none): a page repeats a few values many times. */
+  private readonly words = new Map<string, string | null>();
   /** Largest pre-order index seen: the size of the per-element score arrays. */
   maxIdx = 0;
   /** The nearest block element and its record, created on its first text (wrappers get none). */
@@ -169,8 +171,13 @@ class Collector {
     if (cls !== undefined && HIDDEN_CLASS.test(cls)) return true;
     if (word === undefined && (cls !== undefined || id !== undefined)) {
       const s = cls === undefined ? (id as string) : id === undefined ? cls : `${cls} ${id}`;
-      const m = NEGATIVE.exec(words(s));
-      if (m !== null) word = m[0].replace(/^[^a-zA-Z]/, '').toLowerCase();
+      let w = this.words.get(s);
+      if (w === undefined) {
+        const m = NEGATIVE.exec(words(s));
+        w = m === null ? null : m[0].replace(/^[^a-zA-Z]/, '').toLowerCase();
+        this.words.set(s, w);
+      }
+      if (w !== null) word = w;
     }
     if (word === undefined && small) word = 'small';
     if (word === undefined) return false;
@@ -244,8 +251,12 @@ export function selectContent(scope: El): ContentSelection | null {
   // Good prose per element (subtree sums), to vet the class-word matches against.
   const good = new Float64Array(collector.maxIdx + 1);
   let goodTotal = 0;
-  for (const b of blocks) b.kind = classify(b);
-  for (const b of blocks) {
+  for (let bi = 0; bi < blocks.length; bi++) {
+    const b = blocks[bi];
+    b.kind = classify(b);
+  }
+  for (let bi = 0; bi < blocks.length; bi++) {
+    const b = blocks[bi];
     if (b.kind !== Kind.Good) continue;
     const v = b.text - b.link;
     goodTotal += v;
@@ -261,7 +272,8 @@ export function selectContent(scope: El): ContentSelection | null {
   // section, `comment` on every post of a thread) when there is no real text outside them.
   const wordGood = new Map<string, number>();
   if (negatives.size > 0) {
-    for (const b of blocks) {
+    for (let bi = 0; bi < blocks.length; bi++) {
+      const b = blocks[bi];
       if (b.kind !== Kind.Good) continue;
       const seen: string[] = [];
       for (let p: El | null = b.el; p !== null && p !== scope; p = p.parent) {
@@ -275,7 +287,10 @@ export function selectContent(scope: El): ContentSelection | null {
   // Inline metadata counts unless it sits in a block of running prose (a name tagged in a sentence).
   if (collector.inlineMeta.length > 0) {
     const byEl = new Map<El, Block>();
-    for (const b of blocks) byEl.set(b.el, b);
+    for (let bi = 0; bi < blocks.length; bi++) {
+      const b = blocks[bi];
+      byEl.set(b.el, b);
+    }
     for (const el of collector.inlineMeta) {
       let p: El | null = el.parent;
       while (p !== null && !(p.flags & F.Block)) p = p.parent;
@@ -310,7 +325,7 @@ export function selectContent(scope: El): ContentSelection | null {
     return null;
   }
 
-  for (const el of negs) if (el.isInside(root) && el !== root) el.flags |= F.Removed;
+  for (const el of negs) if (isInside(el, root) && el !== root) el.flags |= F.Removed;
   trimEdges(blocks, root, new Float64Array(collector.maxIdx + 1));
   for (const el of negs) el.flags &= ~F.Negative;
   return { root };
@@ -321,7 +336,8 @@ function trimEdges(blocks: Block[], root: El, goodCount: Float64Array): void {
   // Blocks are in document order and a subtree's elements have consecutive pre-order indexes.
   const end = lastIdx(root);
   const inside: Block[] = [];
-  for (const b of blocks) {
+  for (let bi = 0; bi < blocks.length; bi++) {
+    const b = blocks[bi];
     const i = b.el.idx;
     if (i >= root.idx && i <= end && !removedBelow(b.el, root)) inside.push(b);
   }
@@ -340,10 +356,14 @@ function trimEdges(blocks: Block[], root: El, goodCount: Float64Array): void {
   // Blocks sharing a top-level item of the root with a good block belong to it (a listing's linked
   // title above its excerpt).
   const goodItems = new Set<El>();
-  for (const b of inside) if (b.kind === Kind.Good) goodItems.add(itemOf(b.el, root));
+  for (let bi = 0; bi < inside.length; bi++) {
+    const b = inside[bi];
+    if (b.kind === Kind.Good) goodItems.add(itemOf(b.el, root));
+  }
   // Good blocks per container, to tell a link row dropped into running text ("Related: ...", "READ
   // MORE: ...") from the linked title of a listing item next to its excerpt.
-  for (const b of inside) {
+  for (let bi = 0; bi < inside.length; bi++) {
+    const b = inside[bi];
     if (b.kind !== Kind.Good) continue;
     for (let p: El | null = b.el; p !== null; p = p.parent) {
       goodCount[p.idx]++;
@@ -387,7 +407,10 @@ function dropTrailingNotes(inside: Block[], first: number, root: El): void {
   const notes: El[] = [];
   let noteText = 0;
   let total = 0;
-  for (const b of inside) total += b.text;
+  for (let bi = 0; bi < inside.length; bi++) {
+    const b = inside[bi];
+    total += b.text;
+  }
   for (let i = inside.length - 1; i > first; i--) {
     const b = inside[i];
     const el = b.el;
@@ -449,7 +472,7 @@ function proseValue(b: Block): number {
   if (b.text === 0 || b.kind === Kind.Linky) return 0;
   const prose = b.text - b.link;
   if (prose < MIN_TEXT || b.link > b.text * GOOD_MAX_LINK) return 0;
-  if (b.el.underFlag(F.Negative)) return 0;
+  if (underFlag(b.el, F.Negative)) return 0;
   return prose;
 }
 
@@ -462,7 +485,8 @@ function proseValue(b: Block): number {
 function pickRoot(blocks: Block[], scope: El, prose: Float64Array): El | null {
   const cand = new Float64Array(prose.length);
   const cands: El[] = [];
-  for (const b of blocks) {
+  for (let bi = 0; bi < blocks.length; bi++) {
+    const b = blocks[bi];
     const v = proseValue(b);
     if (v === 0) continue;
     for (let p: El | null = b.el; p !== null; p = p.parent) {
@@ -481,7 +505,8 @@ function pickRoot(blocks: Block[], scope: El, prose: Float64Array): El | null {
   }
   let best: El | null = null;
   let bestScore = 0;
-  for (const c of cands) {
+  for (let bi = 0; bi < cands.length; bi++) {
+    const c = cands[bi];
     const s = cand[c.idx] * (1 - (c.textLen > 0 ? c.linkLen / c.textLen : 0));
     if (s > bestScore) {
       bestScore = s;
@@ -531,8 +556,8 @@ function nearProse(c: El, prose: Float64Array): boolean {
 
 function alike(a: El, b: El): boolean {
   if (a.tag !== b.tag) return false;
-  const ca = a.rawAttr('class');
-  const cb = b.rawAttr('class');
+  const ca = rawAttr(a, 'class');
+  const cb = rawAttr(b, 'class');
   if (ca === undefined || cb === undefined) return false;
   const set = new Set(cb.split(/\s+/));
   for (const t of ca.split(/\s+/)) if (t !== '' && set.has(t)) return true;

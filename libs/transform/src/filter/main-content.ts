@@ -1,4 +1,4 @@
-import { El, F } from '../dom/node';
+import { El, F, isInside, rawAttr, underFlag } from '../dom/node';
 import { T } from '../dom/tags';
 import { selectContent } from './content-score';
 
@@ -38,9 +38,29 @@ interface Scan {
   candidates: El[];
   kinds: Kind[];
   h1s: El[];
+  /** Class/id value -> its {@link Word} bits: a page repeats a few values on thousands of elements. */
+  words: Map<string, number>;
 }
 
-function classify(el: El, role: string | undefined, inContent: boolean): Kind {
+const enum Word {
+  Consent = 1,
+  Boilerplate = 2,
+  HeaderFooter = 4,
+}
+
+function classWords(s: string, cache: Map<string, number>): number {
+  let bits = cache.get(s);
+  if (bits === undefined) {
+    bits =
+      (CONSENT.test(s) ? Word.Consent : 0) |
+      (BOILERPLATE.test(s) ? Word.Boilerplate : 0) |
+      (HEADER_FOOTER.test(s) ? Word.HeaderFooter : 0);
+    cache.set(s, bits);
+  }
+  return bits;
+}
+
+function classify(el: El, role: string | undefined, inContent: boolean, cache: Map<string, number>): Kind {
   const traits = el.traits;
   if (traits & T.NotBoilerplate) return Kind.None;
   if (traits & T.BoilerplateTag) {
@@ -67,18 +87,19 @@ function classify(el: El, role: string | undefined, inContent: boolean): Kind {
   }
   if (cls === undefined && id === undefined) return Kind.None;
   const s = cls === undefined ? id! : id === undefined ? cls : `${cls} ${id}`;
-  if (CONSENT.test(s)) return Kind.Strong;
-  if (BOILERPLATE.test(s)) return Kind.Pattern;
-  if (!inContent && !(el.flags & F.HasH1) && HEADER_FOOTER.test(s)) return Kind.Pattern;
+  const bits = classWords(s, cache);
+  if (bits & Word.Consent) return Kind.Strong;
+  if (bits & Word.Boilerplate) return Kind.Pattern;
+  if (!inContent && !(el.flags & F.HasH1) && bits & Word.HeaderFooter) return Kind.Pattern;
   return Kind.None;
 }
 
 function isMain(el: El): boolean {
-  return el.tag === 'main' || (el.attrs !== null && el.rawAttr('role') === 'main');
+  return el.tag === 'main' || (el.attrs !== null && rawAttr(el, 'role') === 'main');
 }
 
 function isArticle(el: El): boolean {
-  return el.tag === 'article' || (el.attrs !== null && el.rawAttr('role') === 'article');
+  return el.tag === 'article' || (el.attrs !== null && rawAttr(el, 'role') === 'article');
 }
 
 function scan(el: El, inContent: boolean, out: Scan): void {
@@ -87,7 +108,7 @@ function scan(el: El, inContent: boolean, out: Scan): void {
     const c = ch[i];
     if (typeof c === 'string' || c.flags & F.Removed) continue;
     let content = inContent;
-    const role = c.attrs === null ? undefined : c.rawAttr('role');
+    const role = c.attrs === null ? undefined : rawAttr(c, 'role');
     if (c.tag === 'main' || role === 'main') {
       out.mains.push(c);
       content = true;
@@ -97,7 +118,7 @@ function scan(el: El, inContent: boolean, out: Scan): void {
     } else if (c.tag === 'h1') {
       out.h1s.push(c);
     }
-    const kind = classify(c, role, inContent);
+    const kind = classify(c, role, inContent, out.words);
     if (kind !== Kind.None) {
       out.candidates.push(c);
       out.kinds.push(kind);
@@ -117,7 +138,7 @@ function kept(el: El): number {
 function commonAncestor(els: El[]): El {
   let lca = els[0];
   for (let i = 1; i < els.length; i++) {
-    while (!els[i].isInside(lca)) lca = lca.parent as El;
+    while (!isInside(els[i], lca)) lca = lca.parent as El;
   }
   return lca;
 }
@@ -133,7 +154,14 @@ export interface MainContentOptions {
  * element that contains the main content. Returns the roots to render.
  */
 export function filterMainContent(roots: El[], opts: MainContentOptions): El[] {
-  const found: Scan = { mains: [], articles: [], candidates: [], kinds: [], h1s: [] };
+  const found: Scan = {
+    mains: [],
+    articles: [],
+    candidates: [],
+    kinds: [],
+    h1s: [],
+    words: new Map(),
+  };
   for (const r of roots) scan(r, isMain(r) || isArticle(r), found);
   for (const r of roots) r.flags |= F.Keep;
 
@@ -149,7 +177,7 @@ export function filterMainContent(roots: El[], opts: MainContentOptions): El[] {
   const removed: El[] = [];
   for (let i = 0; i < found.candidates.length; i++) {
     const el = found.candidates[i];
-    if (el.flags & F.Keep || el.underFlag(F.Removed)) continue;
+    if (el.flags & F.Keep || underFlag(el, F.Removed)) continue;
     // A class word on a wrapper that holds most of the page's prose is a false positive
     // (e.g. `<div class="layout has-sidebar">` around everything).
     if (found.kinds[i] === Kind.Pattern && prose > 0 && el.textLen - el.linkLen > prose * 0.5) continue;
@@ -165,19 +193,19 @@ export function filterMainContent(roots: El[], opts: MainContentOptions): El[] {
     result = [target];
     if (!(target.flags & F.HasH1)) {
       const title = found.h1s.find(
-        (h) => h.idx < target.idx && !h.underFlag(F.Removed) && h.textLen > 0 && !h.isInside(target),
+        (h) => h.idx < target.idx && !underFlag(h, F.Removed) && h.textLen > 0 && !isInside(h, target),
       );
       if (title !== undefined) result = [title, target];
     }
   } else if (opts.narrow && scope !== null && protectedEls.length > 0) {
     const target = commonAncestor(protectedEls);
     // "Not tiny vs the body text": a small <main> around a teaser is no reason to drop the rest.
-    if (target !== scope && target.isInside(scope) && kept(target) >= kept(scope) * 0.25) {
+    if (target !== scope && isInside(target, scope) && kept(target) >= kept(scope) * 0.25) {
       result = [target];
       if (!(target.flags & F.HasH1)) {
         // The title h1 often sits just above the <article>; keep it with the content.
         const title = found.h1s.find(
-          (h) => h.idx < target.idx && !h.underFlag(F.Removed) && h.textLen > 0 && !h.isInside(target),
+          (h) => h.idx < target.idx && !underFlag(h, F.Removed) && h.textLen > 0 && !isInside(h, target),
         );
         if (title !== undefined) result = [title, target];
       }

@@ -1,4 +1,4 @@
-import { El, F } from '../dom/node';
+import { attr, El, F } from '../dom/node';
 
 /** Thrown for an includeTags/excludeTags entry that is not a supported CSS selector. */
 export class InvalidSelectorError extends Error {
@@ -83,7 +83,7 @@ export function parseSelectors(selectors: readonly string[]): Complex[] {
 }
 
 function hasClass(el: El, cls: string): boolean {
-  const v = el.attr('class');
+  const v = attr(el, 'class');
   if (v === undefined) return false;
   let from = 0;
   for (;;) {
@@ -96,7 +96,7 @@ function hasClass(el: El, cls: string): boolean {
 }
 
 function matchAttr(el: El, t: AttrTest): boolean {
-  const v = el.attr(t.name);
+  const v = attr(el, t.name);
   if (v === undefined) return false;
   switch (t.op) {
     case '':
@@ -118,7 +118,7 @@ function matchAttr(el: El, t: AttrTest): boolean {
 
 function matchCompound(el: El, c: Compound): boolean {
   if (c.tag !== null && el.tag !== c.tag) return false;
-  if (c.id !== null && el.attr('id') !== c.id) return false;
+  if (c.id !== null && attr(el, 'id') !== c.id) return false;
   for (const cls of c.classes) if (!hasClass(el, cls)) return false;
   for (const a of c.attrs) if (!matchAttr(el, a)) return false;
   return true;

@@ -1,4 +1,4 @@
-import { decodeText, El, F } from '../dom/node';
+import { attr, decodeText, El, F, hasAttr, rawAttr } from '../dom/node';
 import { K, KIND_SHIFT, T } from '../dom/tags';
 import { bestSrcsetCandidate, UrlResolver } from '../urls';
 import { Sink } from './sink';
@@ -111,8 +111,8 @@ export class MarkdownRenderer {
         sink.inline.push(codeSpan(this.rawText(el, ' ')));
         return;
       case K.Input:
-        if (el.attr('type')?.toLowerCase() === 'checkbox')
-          sink.inline.push(el.hasAttr('checked') ? '[x] ' : '[ ] ');
+        if (attr(el, 'type')?.toLowerCase() === 'checkbox')
+          sink.inline.push(hasAttr(el, 'checked') ? '[x] ' : '[ ] ');
         return;
     }
     if (traits & T.NoMarkdown) return;
@@ -141,7 +141,7 @@ export class MarkdownRenderer {
       if (typeof c === 'string') out += decodeText(c);
       else if (c.tag === 'br') out += br;
       else if (!(c.flags & F.Removed) && !(c.traits & T.NoMarkdown) && c.tag !== 'button') {
-        const cls = c.attrs === null ? undefined : c.rawAttr('class');
+        const cls = c.attrs === null ? undefined : rawAttr(c, 'class');
         if (cls === undefined || !LINE_NUMBERS.test(cls)) out += this.rawText(c, br);
       }
     }
@@ -171,7 +171,7 @@ export class MarkdownRenderer {
     }
     sink.flush();
     const ordered = el.tag === 'ol';
-    const start = ordered ? parseInt(el.attr('start') ?? '1', 10) : 1;
+    const start = ordered ? parseInt(attr(el, 'start') ?? '1', 10) : 1;
     const state = { n: Number.isFinite(start) ? start : 1, items: [] as string[] };
     this.listChildren(el, ordered, state);
     sink.push(state.items.join('\n'), true);
@@ -262,9 +262,9 @@ export class MarkdownRenderer {
   }
 
   private link(el: El, sink: Sink): void {
-    const href = el.attrs === null ? undefined : el.rawAttr('href');
+    const href = el.attrs === null ? undefined : rawAttr(el, 'href');
     const url = href === undefined ? null : this.opts.resolver.resolve(href);
-    if (url === null || /^javascript:/i.test(url)) {
+    if (url === null || ((url.charCodeAt(0) | 0x20) === 106 && /^javascript:/i.test(url))) {
       this.children(el, sink);
       return;
     }
@@ -279,13 +279,13 @@ export class MarkdownRenderer {
     const dest = mdUrl(url);
     // Only a destination with spaces (written in angle brackets) can hold a double space.
     if (dest.charCodeAt(0) === 60 && DOUBLE_SPACE.test(dest)) sink.spaces = true;
-    sink.inline.push(lead, '[', text, '](', dest, mdTitle(el.attr('title')), ')', trail);
+    sink.inline.push(lead, '[', text, '](', dest, mdTitle(attr(el, 'title')), ')', trail);
   }
 
   private image(el: El, sink: Sink): void {
     const src = imageSource(el);
     if (src === undefined) return;
-    const alt = escapeInline(collapseWs(el.attr('alt') ?? '').trim());
+    const alt = escapeInline(collapseWs(attr(el, 'alt') ?? '').trim());
     let url: string | null;
     if (/^\s*data:/i.test(src)) {
       url = this.opts.removeBase64Images ? BASE64_PLACEHOLDER : decodeText(src).trim();
@@ -295,19 +295,19 @@ export class MarkdownRenderer {
       url = mdUrl(url);
     }
     if (DOUBLE_SPACE.test(url)) sink.spaces = true;
-    sink.inline.push(`![${alt}](${url}${mdTitle(el.attr('title'))})`);
+    sink.inline.push(`![${alt}](${url}${mdTitle(attr(el, 'title'))})`);
   }
 }
 
 /** Raw src of an image, preferring lazy-loading attributes over placeholder `src`s. */
 export function imageSource(el: El): string | undefined {
-  const src = el.rawAttr('src');
+  const src = rawAttr(el, 'src');
   if (src === undefined || src.trim() === '' || (src.startsWith('data:') && src.length < 200)) {
     for (const a of LAZY_SRC) {
-      const v = el.rawAttr(a);
+      const v = rawAttr(el, a);
       if (v !== undefined && v.trim() !== '') return v;
     }
-    const set = el.rawAttr('srcset') ?? el.rawAttr('data-srcset');
+    const set = rawAttr(el, 'srcset') ?? rawAttr(el, 'data-srcset');
     const best = set === undefined ? undefined : bestSrcsetCandidate(set);
     if (best !== undefined) return best;
   }
@@ -320,9 +320,9 @@ function codeLanguage(pre: El): string {
   candidates.push(pre.parent, pre.parent?.parent ?? null);
   for (const el of candidates) {
     if (el === null || el.attrs === null) continue;
-    const explicit = el.attr('data-lang') ?? el.attr('data-language');
+    const explicit = attr(el, 'data-lang') ?? attr(el, 'data-language');
     if (explicit !== undefined && /^[\w+#.-]+$/.test(explicit)) return explicit.toLowerCase();
-    const m = LANG_CLASS.exec(el.attr('class') ?? '');
+    const m = LANG_CLASS.exec(attr(el, 'class') ?? '');
     if (m !== null && !NOT_A_LANG.has(m[1].toLowerCase())) return m[1].toLowerCase();
   }
   return '';

@@ -1,5 +1,5 @@
 import type { El } from '../dom/node';
-import { F } from '../dom/node';
+import { F, rawAttr } from '../dom/node';
 import type { MarkdownRenderer } from './render';
 import type { Sink } from './sink';
 
@@ -42,7 +42,7 @@ function collectRows(el: El, inHead: boolean, rows: Row[], captions: El[]): void
 }
 
 function span(el: El, name: string): number {
-  const n = parseInt(el.rawAttr(name) ?? '1', 10);
+  const n = parseInt(rawAttr(el, name) ?? '1', 10);
   return Number.isFinite(n) && n > 1 ? Math.min(n, 100) : 1;
 }
 
