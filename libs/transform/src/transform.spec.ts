@@ -152,6 +152,12 @@ describe('malformed HTML', () => {
     expect(md('<p>text <a href="/x">link')).toBe('text [link](https://x.test/x)');
   });
 
+  it('reads end tags with or without a search for their >, and tag names that lower-case to known ones', () => {
+    expect(md('<p>a</p ><p>b</P\n>c<em>d</em\tx>e</p')).toBe('a\n\nb\n\nc*d*e');
+    // U+212A (Kelvin sign) lower-cases to "k": the tag is a blockquote with a blockquote's traits.
+    expect(md('<p>a</p><bloc\u212Aquote>quoted</bloc\u212Aquote>')).toBe('a\n\n> quoted');
+  });
+
   it('handles truncated documents and comments', () => {
     expect(md('<p>kept<!-- hidden <p>no</p> --> too</p><p>cut <b')).toBe('kept too\n\ncut');
     expect(md('<p>x</p><!-- never closed <p>y</p>')).toBe('x');

@@ -272,7 +272,12 @@ export class MarkdownRenderer {
     const joined = parts.length === 1 ? parts[0] : parts.join('');
     const text = flattenInline(joined);
     // Links without any text (icon links, empty anchors) and heading permalinks (¶, #) are noise.
-    if (text === '' || (PERMALINK_TEXT.test(text) && (href as string).trimStart().startsWith('#'))) return;
+    // (The permalink texts are at most 4 UTF-16 units: longer text skips the regex.)
+    if (
+      text === '' ||
+      (text.length <= 4 && PERMALINK_TEXT.test(text) && (href as string).trimStart().startsWith('#'))
+    )
+      return;
     const lead = joined.charCodeAt(0) === 32 ? ' ' : '';
     const trail = joined.charCodeAt(joined.length - 1) === 32 ? ' ' : '';
     // Pushed as parts: the block sink joins them once with the rest of the paragraph.

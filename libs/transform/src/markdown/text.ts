@@ -146,8 +146,12 @@ export function mdUrl(url: string): string {
   return depth === 0 ? url : url.replace(/[()]/g, '\\$&');
 }
 
+const TITLE_ESCAPE = /["\\]/;
+const TITLE_ESCAPE_ALL = /["\\]/g;
+
 export function mdTitle(title: string | undefined): string {
   if (title === undefined) return '';
   const t = collapseWs(title).trim();
-  return t === '' ? '' : ` "${t.replace(/["\\]/g, '\\$&')}"`;
+  if (t === '') return '';
+  return ` "${TITLE_ESCAPE.test(t) ? t.replace(TITLE_ESCAPE_ALL, '\\$&') : t}"`;
 }
