@@ -336,10 +336,14 @@ function trimEdges(blocks: Block[], root: El, goodCount: Float64Array): void {
   // Blocks are in document order and a subtree's elements have consecutive pre-order indexes.
   const end = lastIdx(root);
   const inside: Block[] = [];
+  let total = 0;
   for (let bi = 0; bi < blocks.length; bi++) {
     const b = blocks[bi];
     const i = b.el.idx;
-    if (i >= root.idx && i <= end && !removedBelow(b.el, root)) inside.push(b);
+    if (i >= root.idx && i <= end && !removedBelow(b.el, root)) {
+      inside.push(b);
+      total += b.text;
+    }
   }
   let first = -1;
   let last = -1;
@@ -394,7 +398,7 @@ function trimEdges(blocks: Block[], root: El, goodCount: Float64Array): void {
     if (inside[i].kind !== Kind.Linky) continue;
     el.flags |= F.Removed;
   }
-  dropTrailingNotes(inside, first, root);
+  dropTrailingNotes(inside, first, root, total);
 }
 
 /**
@@ -403,14 +407,9 @@ function trimEdges(blocks: Block[], root: El, goodCount: Float64Array): void {
  * end of the root whose prose is all emphasised, after the last plain paragraph. Link rows between
  * them are skipped; the run is kept when it is a large share of the text (an all-italic article).
  */
-function dropTrailingNotes(inside: Block[], first: number, root: El): void {
+function dropTrailingNotes(inside: Block[], first: number, root: El, total: number): void {
   const notes: El[] = [];
   let noteText = 0;
-  let total = 0;
-  for (let bi = 0; bi < inside.length; bi++) {
-    const b = inside[bi];
-    total += b.text;
-  }
   for (let i = inside.length - 1; i > first; i--) {
     const b = inside[i];
     const el = b.el;
