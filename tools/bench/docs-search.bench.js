@@ -129,7 +129,6 @@ async function main() {
         const t0 = performance.now();
         const got = await r.retrieve(question.q, 5);
         times.push(performance.now() - t0);
-        expandedRuns.push({ question, retrieved: lastRetrieved.map((r) => r.passage) });
         runs.push({ question, retrieved: got.map((x) => x.passage), top: got });
       }
       table.push({ name, runs, times });
