@@ -356,6 +356,8 @@ describe('docs-search service over NATS', () => {
         WDS_LLM_BASE_URL: model.baseUrl,
         WDS_LLM_MODEL: model.modelName,
         WDS_LLM_CONTEXT_TOKENS: '4096',
+        // Two model calls per question (expected answer, then the answer), reported as one entry.
+        WDS_DOCS_EXPAND_QUESTION: 'true',
       });
       // As in the cases above: on a loaded 2-core machine the start-up embedding can starve a
       // PostgreSQL connect past its 5 s timeout (seen once as 503 'database unavailable').
