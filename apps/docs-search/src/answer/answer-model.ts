@@ -19,11 +19,18 @@ export interface ModelAnswer {
   dropped: number;
 }
 
+/** Tokens one model call spent. */
+export interface ModelUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
 /** One call of the model: its answer when the output was valid, and the tokens it spent either way. */
 export interface ModelReply {
   /** Undefined when the model's output was not a valid answer (the caller quotes passages instead). */
   answer: ModelAnswer | undefined;
-  usage: { promptTokens: number; completionTokens: number; totalTokens: number };
+  usage: ModelUsage;
   model: string;
 }
 
@@ -31,7 +38,7 @@ export interface ModelReply {
 export interface ModelExpansion {
   /** The expected answer's text; undefined when the model wrote nothing usable. */
   text: string | undefined;
-  usage: ModelReply['usage'];
+  usage: ModelUsage;
   model: string;
 }
 

@@ -6,7 +6,7 @@ import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { Logger } from 'pino';
 import type { DocsSearchConfig } from '../config';
 import { Retriever } from '../search/retriever';
-import { DOCS_ANSWER_MODEL, type AnswerModel, type ModelReply } from './answer-model';
+import { DOCS_ANSWER_MODEL, type AnswerModel, type ModelExpansion, type ModelUsage } from './answer-model';
 import { extractiveAnswer } from './extractive';
 
 /** Kept back from the gateway's deadline for the fallback answer and the reply's trip. */
@@ -18,6 +18,11 @@ const EXPANSION_SHARE = 0.3;
 
 export const NO_MODEL_WARNING =
   'No language model is configured (WDS_LLM_BASE_URL); the answer quotes the best-matching passages.';
+
+/** Tokens of every model call for one question, and the model that spent them. */
+interface TokenTally extends ModelUsage {
+  model: string;
+}
 
 /** Injection token of where the tokens of answers are reported (an `ActivityRecorder`). */
 export const DOCS_TOKEN_SINK = 'DOCS_TOKEN_SINK';
@@ -42,15 +47,16 @@ export class AskDocs {
   async execute(req: DocsAskRequest): Promise<DocsSearchResult> {
     const t0 = Date.now();
     // Tokens of every model call for this question, reported once before the answer leaves.
-    const spent = { promptTokens: 0, completionTokens: 0, totalTokens: 0, model: '' };
-    const spend = (call: { usage: ModelReply['usage']; model: string }) => {
+    const spent: TokenTally = { promptTokens: 0, completionTokens: 0, totalTokens: 0, model: '' };
+    const spend = (call: { usage: ModelUsage; model: string }) => {
       spent.promptTokens += call.usage.promptTokens;
       spent.completionTokens += call.usage.completionTokens;
       spent.totalTokens += call.usage.totalTokens;
       spent.model ||= call.model;
     };
-    const expansion = await this.expand(req, spend);
-    const retrieved = await this.retriever.retrieve(req.question, this.config.WDS_DOCS_TOP_K, expansion);
+    const expansion = await this.expand(req);
+    if (expansion) spend(expansion);
+    const retrieved = await this.retriever.retrieve(req.question, this.config.WDS_DOCS_TOP_K, expansion?.text);
     const finish = async (
       answer: string,
       evidence: DocsSearchResult['evidence'],
@@ -125,12 +131,10 @@ export class AskDocs {
    * The model's expected answer for the vector rankings (`AnswerModel.expand`), when a model is
    * configured and expansion is on. It gets `EXPANSION_SHARE` of the time left (at most
    * `EXPANSION_TIMEOUT_MS`); when it fails or runs out of time, retrieval goes on with the question
-   * alone (logged), and the answer keeps the rest of the time.
+   * alone (logged), and the answer keeps the rest of the time. Undefined when no call was made or
+   * it failed.
    */
-  private async expand(
-    req: DocsAskRequest,
-    spend: (call: { usage: ModelReply['usage']; model: string }) => void,
-  ): Promise<string | undefined> {
+  private async expand(req: DocsAskRequest): Promise<ModelExpansion | undefined> {
     if (!this.model.enabled || !this.config.WDS_DOCS_EXPAND_QUESTION) return undefined;
     const budget = Math.min(
       EXPANSION_TIMEOUT_MS,
@@ -138,9 +142,7 @@ export class AskDocs {
     );
     if (budget < 1000) return undefined;
     try {
-      const expansion = await this.model.expand(req.question, AbortSignal.timeout(budget));
-      spend(expansion);
-      return expansion.text;
+      return await this.model.expand(req.question, AbortSignal.timeout(budget));
     } catch (err) {
       this.logger.warn(
         { err, requestId: req.requestId },
@@ -155,10 +157,7 @@ export class AskDocs {
    * reports them too, so they must be on the books). A recording failure does not cost the caller
    * the answer: it is logged.
    */
-  private async report(
-    req: DocsAskRequest,
-    spent: { promptTokens: number; completionTokens: number; totalTokens: number; model: string },
-  ): Promise<void> {
+  private async report(req: DocsAskRequest, spent: TokenTally): Promise<void> {
     if (spent.totalTokens === 0) return;
     try {
       await this.tokens.reportTokens({

@@ -1,11 +1,9 @@
 import type { DocsSearchEvidence } from '@wds/contracts';
 import type { LlmPort } from '@wds/llm';
 import type { Retrieved } from '../search/retriever';
-import type { AnswerModel, ModelAnswer, ModelExpansion, ModelReply } from './answer-model';
+import type { AnswerModel, ModelAnswer, ModelExpansion, ModelReply, ModelUsage } from './answer-model';
 import { attributeAnswer, attributedSentences } from './citation-check';
-
-/** Characters of each passage shown to the model: a whole passage, bounded for small context windows. */
-const PASSAGE_CHARS = 1200;
+import { passageView, viewChars } from './passage-view';
 
 const SYSTEM = [
   'You answer questions about the Web Data Service, a self-hosted web scraping platform, for its users.',
@@ -57,14 +55,24 @@ const EXPAND_MAX_TOKENS = 64;
 /** Characters of it kept for the query: more would outweigh the question in its vector. */
 const EXPAND_MAX_CHARS = 500;
 
+/**
+ * What the model is shown of each retrieved passage, in rank order: its heading trail and its body
+ * or, when long, the excerpt that matches the question (`passageView`, `viewChars`).
+ */
+export function shownPassages(question: string, retrieved: Retrieved[]): { title: string; body: string }[] {
+  return retrieved.map((r, i) => ({
+    title: r.passage.title,
+    body: passageView(r.passage.body, question, r.focus, viewChars(i)),
+  }));
+}
+
 /** The passages as the model sees them: numbered, delimited as data, each with its heading trail. */
-export function renderPassages(retrieved: Retrieved[]): string {
-  return retrieved
-    .map((r, i) => {
-      const body =
-        r.passage.body.length > PASSAGE_CHARS ? `${r.passage.body.slice(0, PASSAGE_CHARS)}…` : r.passage.body;
-      return `<passage number="${i + 1}" section="${r.passage.title.replace(/"/g, "'")}">\n${body.replace(/<\/?passage/gi, '‹passage')}\n</passage>`;
-    })
+export function renderPassages(shown: { title: string; body: string }[]): string {
+  return shown
+    .map(
+      (p, i) =>
+        `<passage number="${i + 1}" section="${p.title.replace(/"/g, "'")}">\n${p.body.replace(/<\/?passage/gi, '‹passage')}\n</passage>`,
+    )
     .join('\n\n');
 }
 
@@ -101,15 +109,7 @@ export class LlmAnswerModel implements AnswerModel {
       signal,
     });
     const text = result.text.replace(/\s+/g, ' ').trim().slice(0, EXPAND_MAX_CHARS);
-    return {
-      text: text || undefined,
-      usage: {
-        promptTokens: result.usage.promptTokens,
-        completionTokens: result.usage.completionTokens,
-        totalTokens: result.usage.totalTokens,
-      },
-      model: result.model,
-    };
+    return { text: text || undefined, usage: modelUsage(result.usage), model: result.model };
   }
 
   async answer(question: string, retrieved: Retrieved[], signal: AbortSignal): Promise<ModelReply> {
@@ -119,17 +119,13 @@ export class LlmAnswerModel implements AnswerModel {
       schemaName: 'docs_answer',
       messages: [
         { role: 'system', content: SYSTEM },
-        { role: 'user', content: `${renderPassages(retrieved)}\n\nQuestion: ${question}` },
+        { role: 'user', content: `${renderPassages(shownPassages(question, retrieved))}\n\nQuestion: ${question}` },
       ],
       maxTokens: 300,
       temperature: 0,
       signal,
     });
-    const usage = {
-      promptTokens: result.usage.promptTokens,
-      completionTokens: result.usage.completionTokens,
-      totalTokens: result.usage.totalTokens,
-    };
+    const usage = modelUsage(result.usage);
     if (!result.valid) return { answer: undefined, usage, model: result.model };
     const value = result.value as ModelOutput;
     const similarity = await this.similarity?.(
@@ -171,8 +167,9 @@ export function citedAnswer(
     }
     if (!reasons.has(c.passage - 1)) reasons.set(c.passage - 1, c.reason.trim());
   }
+  // Attributed by what the model was shown of each passage.
   const shown = retrieved.map((r) => r.passage);
-  const check = attributeAnswer(text, question, shown, new Set(reasons.keys()), similarity);
+  const check = attributeAnswer(text, question, shownPassages(question, retrieved), new Set(reasons.keys()), similarity);
   const used = new Set(check.used);
   const evidence: DocsSearchEvidence[] = [
     // The model's citations the answer rests on, in its order, with its reasons.
@@ -190,6 +187,11 @@ export function citedAnswer(
     .map(([i, reason]) => ({ pathOrUrl: shown[i].ref, reason }));
   const reattributed = check.used.filter((i) => !reasons.has(i)).length;
   return { answer: text, evidence, unsupported, reattributed, dropped };
+}
+
+/** The token counts of an LLM port call, without its other fields. */
+function modelUsage(u: ModelUsage): ModelUsage {
+  return { promptTokens: u.promptTokens, completionTokens: u.completionTokens, totalTokens: u.totalTokens };
 }
 
 function clip(s: string, n: number): string {

@@ -78,6 +78,12 @@ export interface Retrieved {
   score: number;
   /** The rankings that found it. */
   via: ('text' | 'vector')[];
+  /**
+   * The question's cosine with each of the passage's sentences, list items and table rows (in the
+   * order of `sentences(body)`), when the embedding model is loaded: what `passageView` shows of a
+   * long passage.
+   */
+  focus?: number[];
 }
 
 /**
@@ -86,6 +92,7 @@ export interface Retrieved {
  */
 export class Retriever {
   private vectors: { ref: string; source: string; embedding: Float32Array; sentences: Float32Array }[] = [];
+  private sentencesByRef = new Map<string, Float32Array>();
 
   private readonly ranking: RankingOptions;
 
@@ -104,13 +111,14 @@ export class Retriever {
   /** Reloads the vectors after the index changed. */
   async refresh(): Promise<void> {
     this.vectors = this.embedder ? await this.store.vectors(this.embedder.modelId) : [];
+    this.sentencesByRef = new Map(this.vectors.map((v) => [v.ref, v.sentences]));
   }
 
   /**
    * The `k` best passages for a question. `expansion` is what a language model expects the answer
    * to say (`AnswerModel.expand`): the vector rankings then match the question together with it,
-   * so a passage stating the answer in other words than the question's ("stored hashed" for "kept
-   * in plain text") is found by the words it shares with the expected answer. The full-text ranking
+   * so a passage stating the answer in other words than the question's is found by the words it
+   * shares with the expected answer. The full-text ranking
    * keeps to the question's own words: a model's guess must not outvote them.
    */
   async retrieve(question: string, k: number, expansion?: string): Promise<Retrieved[]> {
@@ -136,7 +144,10 @@ export class Retriever {
     const passages = await this.store.get(top.map(([ref]) => ref));
     return top.flatMap(([ref, e]) => {
       const passage = passages.get(ref);
-      return passage ? [{ passage, score: e.score, via: [...e.via] }] : [];
+      if (!passage) return [];
+      const sentences = this.sentencesByRef.get(ref);
+      const focus = vector.query && sentences?.length ? cosines(vector.query, sentences) : undefined;
+      return [{ passage, score: e.score, via: [...e.via], ...(focus ? { focus } : {}) }];
     });
   }
 
@@ -149,7 +160,7 @@ export class Retriever {
     if (!this.embedder || !this.vectors.length || !texts.length) return undefined;
     const vectors = await this.embedder.embed(texts, { urgent: true }).catch(() => undefined);
     if (!vectors) return undefined;
-    const sentencesOf = refs.map((ref) => this.vectors.find((v) => v.ref === ref)?.sentences);
+    const sentencesOf = refs.map((ref) => this.sentencesByRef.get(ref));
     return new Map(
       texts.map((t, j) => [
         t,
@@ -160,12 +171,12 @@ export class Retriever {
 
   /**
    * Two cosine rankings of the stored vectors: by the passage's own vector, and by its sentence
-   * closest to the question.
+   * closest to the question; with the question's vector (`query`) when it was embedded.
    */
   private async vectorRankings(
     question: string,
     pool: number,
-  ): Promise<Record<'passages' | 'sentences', { ref: string; source: string }[]>> {
+  ): Promise<Record<'passages' | 'sentences', { ref: string; source: string }[]> & { query?: Float32Array }> {
     const none = { passages: [], sentences: [] };
     if (!this.embedder || !this.vectors.length) return none;
     // A question goes before queued index work in the embedding thread; if the thread failed,
@@ -175,6 +186,7 @@ export class Retriever {
     const top = (scored: { ref: string; source: string; s: number }[]) =>
       scored.sort((a, b) => b.s - a.s).slice(0, pool);
     return {
+      query: q,
       passages: top(this.vectors.map((v) => ({ ref: v.ref, source: v.source, s: dot(q, v.embedding) }))),
       sentences: top(
         this.vectors
@@ -191,6 +203,13 @@ export function closest(q: Float32Array, vectors: Float32Array): number {
   for (let off = 0; off < vectors.length; off += q.length)
     best = Math.max(best, dot(q, vectors.subarray(off, off + q.length)));
   return best;
+}
+
+/** The cosine of `q` with each of `vectors` (unit vectors back to back), in their order. */
+export function cosines(q: Float32Array, vectors: Float32Array): number[] {
+  const out: number[] = [];
+  for (let off = 0; off < vectors.length; off += q.length) out.push(dot(q, vectors.subarray(off, off + q.length)));
+  return out;
 }
 
 /**
