@@ -14,7 +14,9 @@ export const DocsSearchConfig = CommonEnv.extend({
   /**
    * Passages retrieved per question and shown to the model. 3: recall@3 is ~0.93 against ~0.97 at 5,
    * and a small model shown five passages cites most of them and spends most of its time reading
-   * them (docs/benchmarks.md, Docs search).
+   * them; passages after the third are shown as 350-character excerpts, and eight (recall 0.97)
+   * still cited worse than three with the embedded 1.5B model, 60 % slower (docs/benchmarks.md,
+   * Docs search).
    */
   WDS_DOCS_TOP_K: envInt({ min: 1, max: 12 }).default(3),
   /** Time the model gets to write an answer before the best passages are quoted instead. */
