@@ -1,3 +1,4 @@
+import { ClassIdMemo, classAndId } from '../dom/class-id';
 import { El, F, isInside, rawAttr, underFlag } from '../dom/node';
 import { T } from '../dom/tags';
 import { emphasised, isSmallPrint, opensWithRule } from './typography';
@@ -89,8 +90,8 @@ class Collector {
   readonly inlineMeta: El[] = [];
   /** Links marked `rel="tag"` (the rel-tag microformat: a post's tag and category links). */
   readonly tagLinks: El[] = [];
-  /** Class/id value -> its negative word (null for none): a page repeats a few values many times. */
-  private readonly words = new Map<string, string | null>();
+  /** Class/id value -> its negative word (null for none). */
+  private readonly words = new ClassIdMemo(negativeWord);
   /** Largest pre-order index seen: the size of the per-element score arrays. */
   maxIdx = 0;
   /** The nearest block element and its record, created on its first text (wrappers get none). */
@@ -169,14 +170,9 @@ class Collector {
     let word: string | undefined = dateProp ? 'date' : undefined;
     // Utility classes that hide an element (`hidden`, `d-none`): an overlay or a gallery shown by script.
     if (cls !== undefined && HIDDEN_CLASS.test(cls)) return true;
-    if (word === undefined && (cls !== undefined || id !== undefined)) {
-      const s = cls === undefined ? (id as string) : id === undefined ? cls : `${cls} ${id}`;
-      let w = this.words.get(s);
-      if (w === undefined) {
-        const m = NEGATIVE.exec(words(s));
-        w = m === null ? null : m[0].replace(/^[^a-zA-Z]/, '').toLowerCase();
-        this.words.set(s, w);
-      }
+    if (word === undefined) {
+      const s = classAndId(cls, id);
+      const w = s === undefined ? null : this.words.of(s);
       if (w !== null) word = w;
     }
     if (word === undefined && small) word = 'small';
@@ -222,6 +218,12 @@ function classify(b: Block): Kind {
   if (b.text > 0 && b.link / b.text > LINKY) return Kind.Linky;
   if (prose >= GOOD_TEXT && b.link / b.text <= GOOD_MAX_LINK) return Kind.Good;
   return Kind.Short;
+}
+
+/** The negative word a class/id value holds (`comment`, `related`, `share`…), or null. */
+function negativeWord(s: string): string | null {
+  const m = NEGATIVE.exec(words(s));
+  return m === null ? null : m[0].replace(/^[^a-zA-Z]/, '').toLowerCase();
 }
 
 /** Splits camelCase so that `commentList` reads as `comment-List`. */

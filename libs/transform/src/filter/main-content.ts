@@ -1,3 +1,4 @@
+import { ClassIdMemo, classAndId } from '../dom/class-id';
 import { El, F, isInside, rawAttr, underFlag } from '../dom/node';
 import { T } from '../dom/tags';
 import { selectContent } from './content-score';
@@ -38,8 +39,8 @@ interface Scan {
   candidates: El[];
   kinds: Kind[];
   h1s: El[];
-  /** Class/id value -> its {@link Word} bits: a page repeats a few values on thousands of elements. */
-  words: Map<string, number>;
+  /** Class/id value -> its {@link Word} bits. */
+  words: ClassIdMemo<number>;
 }
 
 const enum Word {
@@ -48,19 +49,15 @@ const enum Word {
   HeaderFooter = 4,
 }
 
-function classWords(s: string, cache: Map<string, number>): number {
-  let bits = cache.get(s);
-  if (bits === undefined) {
-    bits =
-      (CONSENT.test(s) ? Word.Consent : 0) |
-      (BOILERPLATE.test(s) ? Word.Boilerplate : 0) |
-      (HEADER_FOOTER.test(s) ? Word.HeaderFooter : 0);
-    cache.set(s, bits);
-  }
-  return bits;
+function classWords(s: string): number {
+  return (
+    (CONSENT.test(s) ? Word.Consent : 0) |
+    (BOILERPLATE.test(s) ? Word.Boilerplate : 0) |
+    (HEADER_FOOTER.test(s) ? Word.HeaderFooter : 0)
+  );
 }
 
-function classify(el: El, role: string | undefined, inContent: boolean, cache: Map<string, number>): Kind {
+function classify(el: El, role: string | undefined, inContent: boolean, words: ClassIdMemo<number>): Kind {
   const traits = el.traits;
   if (traits & T.NotBoilerplate) return Kind.None;
   if (traits & T.BoilerplateTag) {
@@ -85,9 +82,9 @@ function classify(el: El, role: string | undefined, inContent: boolean, cache: M
     else if (name === 'id') id = attrs[i + 1];
     else if (name === 'aria-modal' && attrs[i + 1] === 'true') return Kind.Strong;
   }
-  if (cls === undefined && id === undefined) return Kind.None;
-  const s = cls === undefined ? id! : id === undefined ? cls : `${cls} ${id}`;
-  const bits = classWords(s, cache);
+  const s = classAndId(cls, id);
+  if (s === undefined) return Kind.None;
+  const bits = words.of(s);
   if (bits & Word.Consent) return Kind.Strong;
   if (bits & Word.Boilerplate) return Kind.Pattern;
   if (!inContent && !(el.flags & F.HasH1) && bits & Word.HeaderFooter) return Kind.Pattern;
@@ -160,7 +157,7 @@ export function filterMainContent(roots: El[], opts: MainContentOptions): El[] {
     candidates: [],
     kinds: [],
     h1s: [],
-    words: new Map(),
+    words: new ClassIdMemo(classWords),
   };
   for (const r of roots) scan(r, isMain(r) || isArticle(r), found);
   for (const r of roots) r.flags |= F.Keep;
