@@ -56,7 +56,11 @@ export class AskDocs {
     };
     const expansion = await this.expand(req);
     if (expansion) spend(expansion);
-    const retrieved = await this.retriever.retrieve(req.question, this.config.WDS_DOCS_TOP_K, expansion?.text);
+    const retrieved = await this.retriever.retrieve(
+      req.question,
+      this.config.WDS_DOCS_TOP_K,
+      expansion?.text,
+    );
     const finish = async (
       answer: string,
       evidence: DocsSearchResult['evidence'],

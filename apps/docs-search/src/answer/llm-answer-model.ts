@@ -119,7 +119,10 @@ export class LlmAnswerModel implements AnswerModel {
       schemaName: 'docs_answer',
       messages: [
         { role: 'system', content: SYSTEM },
-        { role: 'user', content: `${renderPassages(shownPassages(question, retrieved))}\n\nQuestion: ${question}` },
+        {
+          role: 'user',
+          content: `${renderPassages(shownPassages(question, retrieved))}\n\nQuestion: ${question}`,
+        },
       ],
       maxTokens: 300,
       temperature: 0,
@@ -169,7 +172,13 @@ export function citedAnswer(
   }
   // Attributed by what the model was shown of each passage.
   const shown = retrieved.map((r) => r.passage);
-  const check = attributeAnswer(text, question, shownPassages(question, retrieved), new Set(reasons.keys()), similarity);
+  const check = attributeAnswer(
+    text,
+    question,
+    shownPassages(question, retrieved),
+    new Set(reasons.keys()),
+    similarity,
+  );
   const used = new Set(check.used);
   const evidence: DocsSearchEvidence[] = [
     // The model's citations the answer rests on, in its order, with its reasons.

@@ -26,7 +26,9 @@ const LONG = [
 describe('blocks', () => {
   it('splits paragraphs, table rows and list items, keeps code fences whole, and maps onto the sentences', () => {
     const parts = blocks(LONG);
-    expect(parts).toContain('| `WDS_RATE_LIMIT` | `600` | requests per minute a team may send before it gets 429 |');
+    expect(parts).toContain(
+      '| `WDS_RATE_LIMIT` | `600` | requests per minute a team may send before it gets 429 |',
+    );
     expect(parts).toContain(
       '- A list item about tracing that goes on for a while\n  and continues on an indented line.',
     );

@@ -208,7 +208,8 @@ export function closest(q: Float32Array, vectors: Float32Array): number {
 /** The cosine of `q` with each of `vectors` (unit vectors back to back), in their order. */
 export function cosines(q: Float32Array, vectors: Float32Array): number[] {
   const out: number[] = [];
-  for (let off = 0; off < vectors.length; off += q.length) out.push(dot(q, vectors.subarray(off, off + q.length)));
+  for (let off = 0; off < vectors.length; off += q.length)
+    out.push(dot(q, vectors.subarray(off, off + q.length)));
   return out;
 }
 
