@@ -10,7 +10,17 @@ import type { Logger } from '@wds/observability';
 import { Reflector } from '@nestjs/core';
 import { LOGGER } from '@wds/service-kit';
 import type { FastifyRequest } from 'fastify';
-import { defer, finalize, from, switchMap, type Observable } from 'rxjs';
+import {
+  catchError,
+  concatMap,
+  defer,
+  finalize,
+  from,
+  map,
+  switchMap,
+  throwError,
+  type Observable,
+} from 'rxjs';
 import { setConcurrencyLease, teamOf } from '../http/request-context';
 import { ConcurrencyLimiter } from './concurrency-limiter';
 import { SESSION_SLOT_ROUTE } from './session-slot-route';
@@ -46,14 +56,20 @@ export class TeamLimitsInterceptor implements NestInterceptor {
     return from(this.admit(team.teamId, team.limits.requestsPerMinute, team.limits.maxConcurrency)).pipe(
       switchMap((leaseId) => {
         setConcurrencyLease(req, leaseId);
+        // The slot is given back before the answer is written, so a client's next request (or its
+        // queue-status call) never sees the previous one still in flight; when the answer never
+        // comes (the client went away), as the handler ends.
+        let released: Promise<void> | undefined;
+        const release = () =>
+          (released ??= this.concurrency
+            .release(leaseId)
+            .catch((err: unknown) =>
+              this.logger.warn({ err, leaseId }, 'could not release concurrency lease'),
+            ));
         return defer(() => next.handle()).pipe(
-          finalize(() => {
-            this.concurrency
-              .release(leaseId)
-              .catch((err: unknown) =>
-                this.logger.warn({ err, leaseId }, 'could not release concurrency lease'),
-              );
-          }),
+          concatMap((value) => from(release()).pipe(map(() => value))),
+          catchError((err: unknown) => from(release()).pipe(switchMap(() => throwError(() => err)))),
+          finalize(() => void release()),
         );
       }),
     );
