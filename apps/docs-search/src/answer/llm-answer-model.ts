@@ -113,6 +113,7 @@ export class LlmAnswerModel implements AnswerModel {
   }
 
   async answer(question: string, retrieved: Retrieved[], signal: AbortSignal): Promise<ModelReply> {
+    const shown = shownPassages(question, retrieved);
     const result = await this.llm.structured({
       feature: 'docs',
       schema: SCHEMA,
@@ -121,7 +122,7 @@ export class LlmAnswerModel implements AnswerModel {
         { role: 'system', content: SYSTEM },
         {
           role: 'user',
-          content: `${renderPassages(shownPassages(question, retrieved))}\n\nQuestion: ${question}`,
+          content: `${renderPassages(shown)}\n\nQuestion: ${question}`,
         },
       ],
       maxTokens: 300,
@@ -135,7 +136,7 @@ export class LlmAnswerModel implements AnswerModel {
       attributedSentences(value.answer.trim(), question),
       retrieved.map((r) => r.passage.ref),
     );
-    return { answer: citedAnswer(value, question, retrieved, similarity), usage, model: result.model };
+    return { answer: citedAnswer(value, question, retrieved, similarity, shown), usage, model: result.model };
   }
 }
 
@@ -158,6 +159,8 @@ export function citedAnswer(
   question: string,
   retrieved: Retrieved[],
   similarity?: ReadonlyMap<string, readonly number[]>,
+  /** What the model was shown of each passage (`shownPassages`); computed when not given. */
+  views: { title: string; body: string }[] = shownPassages(question, retrieved),
 ): ModelAnswer {
   const text = value.answer.trim();
   // Citations of retrieved passages, without repeats, in the model's order.
@@ -170,15 +173,9 @@ export function citedAnswer(
     }
     if (!reasons.has(c.passage - 1)) reasons.set(c.passage - 1, c.reason.trim());
   }
-  // Attributed by what the model was shown of each passage.
   const shown = retrieved.map((r) => r.passage);
-  const check = attributeAnswer(
-    text,
-    question,
-    shownPassages(question, retrieved),
-    new Set(reasons.keys()),
-    similarity,
-  );
+  // Attributed by what the model was shown of each passage.
+  const check = attributeAnswer(text, question, views, new Set(reasons.keys()), similarity);
   const used = new Set(check.used);
   const evidence: DocsSearchEvidence[] = [
     // The model's citations the answer rests on, in its order, with its reasons.

@@ -61,8 +61,8 @@ export function blocks(body: string): string[] {
  * with "…" where blocks were left out. A block's match is the best of its sentences' by `focus`
  * (the question's cosine with each sentence of the body, as the index embedded them) when given
  * for every sentence, by content words shared with the question otherwise. A table row comes with
- * the table's header row; a best block longer than the room is cut. A long section states the answer in one row or paragraph, which its
- * first `chars` characters may not reach.
+ * the table's header row; a best block longer than the room is cut. A long section states the
+ * answer in one row or paragraph, which its first `chars` characters may not reach.
  */
 export function passageView(
   body: string,

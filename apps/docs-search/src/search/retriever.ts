@@ -118,8 +118,8 @@ export class Retriever {
    * The `k` best passages for a question. `expansion` is what a language model expects the answer
    * to say (`AnswerModel.expand`): the vector rankings then match the question together with it,
    * so a passage stating the answer in other words than the question's is found by the words it
-   * shares with the expected answer. The full-text ranking
-   * keeps to the question's own words: a model's guess must not outvote them.
+   * shares with the expected answer. The full-text ranking keeps to the question's own words: a
+   * model's guess must not outvote them.
    */
   async retrieve(question: string, k: number, expansion?: string): Promise<Retrieved[]> {
     const { pool, rrfK, vectorWeight, sentenceWeight, internalPrior, perSource } = this.ranking;
