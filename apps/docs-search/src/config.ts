@@ -15,8 +15,8 @@ export const DocsSearchConfig = CommonEnv.extend({
    * Passages retrieved per question and shown to the model. 3: recall@3 is ~0.93 against ~0.97 at 5,
    * and a small model shown five passages cites most of them and spends most of its time reading
    * them; passages after the third are shown as 350-character excerpts, and eight (recall 0.97)
-   * still cited worse than three with the embedded 1.5B model, 60 % slower (docs/benchmarks.md,
-   * Docs search).
+   * still cited worse than three with the embedded 1.5B model, 60 % slower
+   * (tools/bench/docs-search/measurements.md).
    */
   WDS_DOCS_TOP_K: envInt({ min: 1, max: 12 }).default(3),
   /** Time the model gets to write an answer before the best passages are quoted instead. */
@@ -25,7 +25,7 @@ export const DocsSearchConfig = CommonEnv.extend({
    * With a model: before retrieval it writes what it expects the answer to say, and the vector
    * rankings match the question together with that text (one more model call per question, at most
    * 64 tokens). Off by default: with the embedded 1.5B model it lowered held-out recall@3 (0.80 ->
-   * 0.75) and citation precision (0.70 -> 0.60) and added ~4 s (docs/benchmarks.md, Docs search).
+   * 0.75) and citation precision (0.70 -> 0.60) and added ~4 s (tools/bench/docs-search/measurements.md).
    */
   WDS_DOCS_EXPAND_QUESTION: envBool().default(false),
   ...LlmEnvShape,

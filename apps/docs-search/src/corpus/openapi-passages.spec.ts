@@ -27,4 +27,25 @@ describe('openApiPassages', () => {
     expect(text).toMatch(/Body field limit: integer, 1 to 1000000, default 10000/);
     expect(text).toMatch(/Body field url \(required\): string \(uri\)/);
   });
+
+  it('says what each HTTP answer of an operation means', () => {
+    const interact = passages.find((p) => p.ref === 'openapi#/paths/~1v2~1scrape~1{jobId}~1interact/post');
+    expect(interact?.body).toMatch(/HTTP answers: 200 Success; 400 Invalid body/);
+    expect(interact?.body).toMatch(/; 410 Gone \(e\.g\. browser session already destroyed\);/);
+  });
+
+  it("describes the success answer's fields, a schema shared by two routes once", () => {
+    const status = passages.filter((p) => p.title.startsWith('API › GET /v2/batch/scrape/{id} —'));
+    expect(status[0].body).toMatch(
+      /Answer body \(200\): BatchScrapeStatusResponse with fields success, status/,
+    );
+    const text = status.map((p) => p.body).join('\n');
+    expect(text).toMatch(/Answer field status: one of "scraping", "completed", "failed", "cancelled"/);
+    expect(text).toMatch(/Answer field total: integer\. Pages attempted/);
+    // POST /v2/browser and its alias POST /v2/interact share their schemas.
+    const browserParts = passages.filter((p) =>
+      p.ref.startsWith('openapi#/components/schemas/CreateBrowserRequest/'),
+    );
+    expect(browserParts).toHaveLength(1);
+  });
 });

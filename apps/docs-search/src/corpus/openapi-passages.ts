@@ -11,17 +11,20 @@ export function pointerToken(s: string): string {
 
 /**
  * One passage per operation of the served OpenAPI document (method, path, summary, tag, parameters,
- * request fields with their types, defaults, limits and descriptions, answers), cited by its JSON
- * pointer. An operation with many request fields is cut into parts, each cited by the pointer of
- * the body schema's first field in it.
+ * its HTTP answers with their meanings, request fields and the success answer's fields with their
+ * types, values, defaults, limits and descriptions), cited by its JSON pointer. An operation with
+ * many fields is cut into parts, each cited by the pointer of its first field in its schema.
  */
 export function openApiPassages(doc: OpenApiDocument): Passage[] {
   const d = doc as unknown as {
     paths: Record<string, Record<string, Json>>;
-    components: { schemas: Record<string, Json> };
+    components: { schemas: Record<string, Json>; responses?: Record<string, Json> };
   };
   const schemas = d.components.schemas;
+  const sharedResponses = d.components.responses ?? {};
   const passages: Passage[] = [];
+  /** Schemas whose fields have passages of their own already. */
+  const described = new Set<string>();
   for (const [path, methods] of Object.entries(d.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       const head = `${method.toUpperCase()} ${path}`;
@@ -35,67 +38,107 @@ export function openApiPassages(doc: OpenApiDocument): Passage[] {
           `Parameter ${String(p.name)} (in ${String(p.in)}${p.required ? ', required' : ''}): ${describe(p.schema as Json, schemas)}${p.description ? `. ${String(p.description)}` : ''}`,
         );
       }
-      const responses = Object.keys((op.responses as Json | undefined) ?? {});
-      lines.push(`Answers: ${responses.join(', ')}.`);
+      const responses = Object.entries((op.responses as Record<string, Json> | undefined) ?? {});
+      // Last in the passage, after the fields, and not counted in its size: the same few meanings
+      // recur in every operation and must not push its own fields out of it.
+      const answers = `HTTP answers: ${responses.map(([code, r]) => answerLine(code, r, sharedResponses)).join('; ')}.`;
       const bodyRef = refName(
         ((op.requestBody as Json | undefined)?.content as Json | undefined)?.['application/json'] as
           Json | undefined,
       );
-      const fields: { name: string; line: string }[] = [];
+      const fields: Field[] = [];
       if (bodyRef) {
-        const schema = resolve(schemas[bodyRef], schemas);
-        const required = new Set((schema.required as string[] | undefined) ?? []);
-        for (const [name, prop] of Object.entries(
-          (schema.properties as Record<string, Json> | undefined) ?? {},
-        )) {
-          fields.push({
-            name,
-            line: `Body field ${name}${required.has(name) ? ' (required)' : ''}: ${describe(prop, schemas)}`,
-          });
-        }
+        const body = schemaFields(bodyRef, schemas, 'Body field');
+        fields.push(...body);
         lines.push(
-          `Request body: ${bodyRef}${fields.length ? ` with fields ${fields.map((f) => f.name).join(', ')}` : ''}.`,
+          `Request body: ${bodyRef}${body.length ? ` with fields ${body.map((f) => f.name).join(', ')}` : ''}.`,
+        );
+      }
+      const success = responses.find(([code]) => code.startsWith('2'));
+      const resultRef =
+        success && refName(((success[1].content as Json | undefined) ?? {})['application/json'] as Json);
+      if (resultRef) {
+        const result = schemaFields(resultRef, schemas, 'Answer field');
+        fields.push(...result);
+        lines.push(
+          `Answer body (${success[0]}): ${resultRef}${result.length ? ` with fields ${result.map((f) => f.name).join(', ')}` : ''}.`,
         );
       }
       const headText = lines.join('\n');
-      if (headText.length + fields.reduce((n, f) => n + f.line.length + 1, 0) <= MAX_PASSAGE_CHARS) {
-        passages.push({
-          source: 'openapi',
-          ref,
-          title,
-          body: [headText, ...fields.map((f) => f.line)].join('\n'),
-          lineStart: 0,
-          lineEnd: 0,
-        });
-        continue;
-      }
-      passages.push({ source: 'openapi', ref, title, body: headText, lineStart: 0, lineEnd: 0 });
+      // The operation's passage holds its fields while they fit: all of them, else the request's
+      // (the answer's go to parts of their own), else none.
+      const size = (list: Field[]) => headText.length + list.reduce((n, f) => n + f.line.length + 1, 0);
+      const request = fields.filter((f) => f.kind === 'Body field');
+      const inline =
+        size(fields) <= MAX_PASSAGE_CHARS ? fields : size(request) <= MAX_PASSAGE_CHARS ? request : [];
+      passages.push({
+        source: 'openapi',
+        ref,
+        title,
+        body: [headText, ...inline.map((f) => f.line), answers].join('\n'),
+        lineStart: 0,
+        lineEnd: 0,
+      });
+      const rest = fields.filter((f) => !inline.includes(f));
       let chunk: typeof fields = [];
       const flush = () => {
         if (!chunk.length) return;
         passages.push({
           source: 'openapi',
-          ref: `openapi#/components/schemas/${pointerToken(bodyRef!)}/properties/${pointerToken(chunk[0].name)}`,
+          ref: `openapi#/components/schemas/${pointerToken(chunk[0].schema)}/properties/${pointerToken(chunk[0].name)}`,
           title: `${title} › ${chunk.map((f) => f.name).join(', ')}`,
-          body: `${head} request fields:\n${chunk.map((f) => f.line).join('\n')}`,
+          body: `${head} ${chunk[0].kind === 'Body field' ? 'request' : 'answer'} fields:\n${chunk.map((f) => f.line).join('\n')}`,
           lineStart: 0,
           lineEnd: 0,
         });
         chunk = [];
       };
-      let size = 0;
-      for (const f of fields) {
-        if (size + f.line.length > MAX_PASSAGE_CHARS) {
+      let partChars = 0;
+      // A schema shared by two operations (an alias route) gets its parts once, under the first.
+      for (const f of rest.filter((x) => !described.has(x.schema))) {
+        // A part holds fields of one schema: the request's or the answer's.
+        if (partChars + f.line.length > MAX_PASSAGE_CHARS || (chunk.length && chunk[0].schema !== f.schema)) {
           flush();
-          size = 0;
+          partChars = 0;
         }
         chunk.push(f);
-        size += f.line.length + 1;
+        partChars += f.line.length + 1;
       }
       flush();
+      for (const f of rest) described.add(f.schema);
     }
   }
   return passages;
+}
+
+interface Field {
+  /** The schema the field belongs to (request body or success answer). */
+  schema: string;
+  kind: 'Body field' | 'Answer field';
+  name: string;
+  line: string;
+}
+
+/** A schema's fields, each as one line: `Body field limit: integer, 1 to 100, default 10. …`. */
+function schemaFields(name: string, schemas: Record<string, Json>, kind: Field['kind']): Field[] {
+  const schema = resolve(schemas[name], schemas);
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  return Object.entries((schema.properties as Record<string, Json> | undefined) ?? {}).map(
+    ([field, prop]) => ({
+      schema: name,
+      kind,
+      name: field,
+      line: `${kind} ${field}${kind === 'Body field' && required.has(field) ? ' (required)' : ''}: ${describe(prop, schemas)}`,
+    }),
+  );
+}
+
+/** An HTTP answer and its meaning: `409 Conflict (e.g. replay context unavailable; rerun the scrape)`. */
+function answerLine(code: string, response: Json, responses: Record<string, Json>): string {
+  const ref = response.$ref;
+  const r =
+    typeof ref === 'string' ? (responses[ref.replace('#/components/responses/', '')] ?? {}) : response;
+  return r.description ? `${code} ${String(r.description)}` : code;
 }
 
 function refName(holder: Json | undefined): string | undefined {
@@ -138,6 +181,7 @@ function describe(raw: Json | undefined, schemas: Record<string, Json>): string 
 }
 
 function typeName(s: Json): string {
+  if (typeof s.$ref === 'string') return s.$ref.replace('#/components/schemas/', '');
   if (Array.isArray(s.enum)) return `one of ${s.enum.map((v) => JSON.stringify(v)).join(', ')}`;
   if (s.type === 'array') {
     const items = s.items as Json | undefined;

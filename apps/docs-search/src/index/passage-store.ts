@@ -30,7 +30,7 @@ const HEADING_WEIGHT = 2;
 /**
  * BM25's term-frequency saturation (the usual value) and length normalisation: weaker than the
  * usual 0.75, because passages are already cut to a bounded size and a short one (a README intro,
- * one table row) is not more relevant for being short (docs/benchmarks.md, Docs search).
+ * one table row) is not more relevant for being short (tools/bench/docs-search/measurements.md).
  */
 const BM25_K1 = 1.2;
 const BM25_B = 0.5;

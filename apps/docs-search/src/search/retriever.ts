@@ -16,7 +16,7 @@ const RRF_K = 10;
  * answers that, while decision records, benchmark logs and library internals mention the same
  * words for other reasons. They stay searchable, one step down: their contributions to the fused
  * score count INTERNAL_PRIOR times (recall@3 over the 91 evaluation questions 0.857 without it,
- * 0.912 with it; docs/benchmarks.md, Docs search, 2026-11-27 evening).
+ * 0.912 with it; tools/bench/docs-search/measurements.md, 2026-11-27 evening).
  */
 export function isInternalSource(source: string): boolean {
   return /^(docs\/adr\/|docs\/benchmarks\.md$|libs\/)/.test(source);
@@ -25,8 +25,8 @@ const INTERNAL_PRIOR = 0.6;
 /**
  * The vector ranking's share in the fusion: MiniLM finds paraphrases the lexemes miss, but on this
  * technical reference (option names, status codes) the lexical ranking is the more precise of the
- * two (recall@3 alone ~0.66 vs ~0.89). 0.6 was chosen on the evaluation set (docs/benchmarks.md,
- * Docs search: 0.930 on two states of the docs, where 0.75 gave 0.887–0.901 and 0.5 0.944).
+ * two (recall@3 alone ~0.66 vs ~0.89). 0.6 was chosen on the evaluation set
+ * (tools/bench/docs-search/measurements.md: 0.930 on two states of the docs, where 0.75 gave 0.887–0.901 and 0.5 0.944).
  */
 const VECTOR_WEIGHT = 0.6;
 /**
@@ -35,7 +35,7 @@ const VECTOR_WEIGHT = 0.6;
  * long section's many topics away; the one row or sentence that states the answer is found by its
  * own vector. Weighted as the passage vectors are (not tuned): recall@3 0.868 → 0.912 over the 91
  * evaluation questions, 0.65 → 0.80 on the 20 held out (written by another author), recall@1 there
- * 0.60 → 0.65 (docs/benchmarks.md, Docs search).
+ * 0.60 → 0.65 (tools/bench/docs-search/measurements.md).
  */
 const SENTENCE_WEIGHT = 0.6;
 /**
