@@ -1,10 +1,17 @@
 import type { Passage } from '../corpus/passage';
 
-/** What answers a question: a file (and optionally one heading of its trail), or one exact citation. */
+/**
+ * What answers a question: a file (and optionally one heading of its trail), or one exact citation;
+ * with `says`, only such passages whose text states it (compared in lower case, without markdown
+ * marks): a line several passages share, such as an HTTP answer's meaning every API operation
+ * lists, or one fact of a long section (a README table row) without its line numbers, which move
+ * with every edit above it.
+ */
 export interface Expectation {
   source?: string;
   section?: string;
   ref?: string;
+  says?: string;
 }
 
 export interface EvalQuestion {
@@ -14,7 +21,16 @@ export interface EvalQuestion {
   heldOut?: boolean;
 }
 
-export function matches(p: Pick<Passage, 'source' | 'title' | 'ref'>, e: Expectation): boolean {
+/** Text as compared by `says`: lower case, without markdown emphasis, code marks and table bars. */
+function plain(text: string): string {
+  return text.toLowerCase().replace(/[`*|]/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
+/** A passage as judged: its body is needed only by expectations with `says`. */
+export type Judged = Pick<Passage, 'source' | 'title' | 'ref'> & { body?: string };
+
+export function matches(p: Judged, e: Expectation): boolean {
+  if (e.says && !plain(p.body ?? '').includes(plain(e.says))) return false;
   if (e.ref) return p.ref === e.ref;
   if (e.source && p.source !== e.source) return false;
   if (!e.section) return true;
@@ -22,7 +38,7 @@ export function matches(p: Pick<Passage, 'source' | 'title' | 'ref'>, e: Expecta
   return p.title.split(' › ').some((h) => h.toLowerCase() === wanted);
 }
 
-export function answersQuestion(p: Pick<Passage, 'source' | 'title' | 'ref'>, q: EvalQuestion): boolean {
+export function answersQuestion(p: Judged, q: EvalQuestion): boolean {
   return q.expect.some((e) => matches(p, e));
 }
 
@@ -39,9 +55,7 @@ export function recallAt(k: number, runs: { question: EvalQuestion; retrieved: P
  * Citation precision: of all citations in the answers, the share that point at a passage the
  * question's expectations name (a citation of a non-retrieved passage counts as wrong).
  */
-export function citationPrecision(
-  runs: { question: EvalQuestion; cited: Pick<Passage, 'source' | 'title' | 'ref'>[] }[],
-): number {
+export function citationPrecision(runs: { question: EvalQuestion; cited: Judged[] }[]): number {
   const all = runs.flatMap((r) => r.cited.map((c) => answersQuestion(c, r.question)));
   return all.length ? all.filter(Boolean).length / all.length : 0;
 }

@@ -118,7 +118,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     path: '/v2/scrape/{jobId}/interact',
     operationId: 'interact',
     summary:
-      'Run code in a live browser at the page state of a scrape (created on the first call; 410 once ended). `prompt` answers 400: the AI agent is not available yet',
+      'Run code, or a prompt the browser agent carries out, in a live browser at the page state of a scrape (created on the first call; 410 once ended)',
     tag: 'Interact',
     security: 'apiKey',
     pathParams: api.InteractParams,
