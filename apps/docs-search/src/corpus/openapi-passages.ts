@@ -22,6 +22,7 @@ export function openApiPassages(doc: OpenApiDocument): Passage[] {
   };
   const schemas = d.components.schemas;
   const sharedResponses = d.components.responses ?? {};
+  const common = commonAnswers(d.paths);
   const passages: Passage[] = [];
   /** Schemas whose fields have passages of their own already. */
   const described = new Set<string>();
@@ -39,9 +40,9 @@ export function openApiPassages(doc: OpenApiDocument): Passage[] {
         );
       }
       const responses = Object.entries((op.responses as Record<string, Json> | undefined) ?? {});
-      // Last in the passage, after the fields, and not counted in its size: the same few meanings
-      // recur in every operation and must not push its own fields out of it.
-      const answers = `HTTP answers: ${responses.map(([code, r]) => answerLine(code, r, sharedResponses)).join('; ')}.`;
+      // Last in the passage, after the fields, and not counted in its size: it must not push the
+      // operation's own fields out of it.
+      const answers = answersLine(responses, sharedResponses, common);
       const bodyRef = refName(
         ((op.requestBody as Json | undefined)?.content as Json | undefined)?.['application/json'] as
           Json | undefined,
@@ -133,12 +134,39 @@ function schemaFields(name: string, schemas: Record<string, Json>, kind: Field['
   );
 }
 
-/** An HTTP answer and its meaning: `409 Conflict (e.g. replay context unavailable; rerun the scrape)`. */
-function answerLine(code: string, response: Json, responses: Record<string, Json>): string {
-  const ref = response.$ref;
-  const r =
-    typeof ref === 'string' ? (responses[ref.replace('#/components/responses/', '')] ?? {}) : response;
-  return r.description ? `${code} ${String(r.description)}` : code;
+/**
+ * An operation's HTTP answers: their codes, then the meaning of each that most operations do not
+ * give (`common`): `HTTP answers: 200, 401, 429, 500, 409. 409: Conflict (e.g. replay context
+ * unavailable; rerun the scrape).`
+ */
+function answersLine(answers: [string, Json][], shared: Record<string, Json>, common: Set<string>): string {
+  const meanings = answers
+    .filter(([code]) => !common.has(code))
+    .flatMap(([code, response]) => {
+      const ref = response.$ref;
+      const r =
+        typeof ref === 'string' ? (shared[ref.replace('#/components/responses/', '')] ?? {}) : response;
+      return r.description ? [`${code}: ${String(r.description)}`] : [];
+    });
+  return `HTTP answers: ${answers.map(([code]) => code).join(', ')}.${meanings.length ? ` ${meanings.join('; ')}.` : ''}`;
+}
+
+/**
+ * The share of operations above which an HTTP answer's meaning is left out of their passages: a
+ * meaning most of them would repeat (401, 429, 500) drew the small model into listing error codes
+ * for unrelated questions and lent every operation the same words; the API spec's errors table
+ * states each once.
+ */
+const COMMON_ANSWER_SHARE = 0.2;
+
+/** The HTTP answers given by more than `COMMON_ANSWER_SHARE` of the document's operations. */
+function commonAnswers(paths: Record<string, Record<string, Json>>): Set<string> {
+  const ops = Object.values(paths).flatMap((methods) => Object.values(methods));
+  const count = new Map<string, number>();
+  for (const op of ops)
+    for (const code of Object.keys((op.responses as Json | undefined) ?? {}))
+      count.set(code, (count.get(code) ?? 0) + 1);
+  return new Set([...count].filter(([, n]) => n > COMMON_ANSWER_SHARE * ops.length).map(([code]) => code));
 }
 
 function refName(holder: Json | undefined): string | undefined {
