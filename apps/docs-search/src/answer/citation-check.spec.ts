@@ -197,6 +197,30 @@ describe('citation post-check: short answers and close calls', () => {
     expect(attributeAnswer(s, 'What is 410?', [WHAT_WORKS, ERRORS], new Set([0])).used).toEqual([1]);
   });
 
+  it('matches numbers whole: a limit of 100000 is not supported by a passage saying 10000', () => {
+    expect(terms('limit 1 to 100000, default 5000; retries retried')).toEqual([
+      'limit',
+      '100000',
+      'defau',
+      '5000',
+      'retri',
+      'retri',
+    ]);
+    const map = {
+      title: 'API › POST /v2/map — List the URLs of a site',
+      body: 'Body field limit: integer, 1 to 100000, default 5000',
+    };
+    const extract = {
+      title: 'API › POST /v2/extract — Start an extract job › prompt',
+      body: 'Body field prompt: string, 1 to 10000 characters. Body field limit: integer, default 50',
+    };
+    const answer = 'Map returns up to 5000 links when no limit is set, and the biggest limit is 100000.';
+    expect(
+      attributeAnswer(answer, 'How many links does map return?', [map, extract], new Set([0])).used,
+    ).toEqual([0]);
+    expect(coverage(answer, new Set(terms(extract.body)), new Set())).toBeLessThan(0.5);
+  });
+
   it('does not count auxiliaries such as "has been" as support', () => {
     const s = '410 Gone means that the browser session has been destroyed.';
     const q = new Set(terms('What does 410 Gone mean for a browser session?'));

@@ -7,11 +7,14 @@ const STOPWORDS = new Set(
   ),
 );
 
-/** Lower-case content words of a text, cut to a 5-letter stem so "retries"/"retried" meet. */
+/**
+ * Lower-case content words of a text, cut to a 5-letter stem so "retries"/"retried" meet; a token
+ * with a digit (a limit, a status code, `v2`) is kept whole: 100000 is not 10000.
+ */
 export function terms(text: string): string[] {
   return (text.toLowerCase().match(/[a-z0-9][a-z0-9_-]*/g) ?? [])
     .filter((w) => !STOPWORDS.has(w) && w.length > 1)
-    .map((w) => w.slice(0, 5));
+    .map((w) => (/\d/.test(w) ? w : w.slice(0, 5)));
 }
 
 /** Sentences (or list items / table rows) of a markdown body, without markup noise. */
