@@ -221,6 +221,23 @@ describe('citation post-check: short answers and close calls', () => {
     expect(coverage(answer, new Set(terms(extract.body)), new Set())).toBeLessThan(0.5);
   });
 
+  it("does not count the platform's own name as support", () => {
+    // Every section of the API spec has "Web Data Service API" in its heading trail.
+    const operation = {
+      title: "API › GET /v2/crawl/active — List the team's running crawls",
+      body: "GET /v2/crawl/active: List the team's running crawls.",
+    };
+    const item = {
+      title: 'Web Data Service API, version 2 › Resources and their fields › Active crawl list item',
+      body: 'Fields: id, teamId, url, options.',
+    };
+    const answer =
+      'You can list running crawls with a GET request to /v2/crawl/active of the Web Data Service API.';
+    expect(
+      attributeAnswer(answer, 'How do I list running crawls?', [operation, item], new Set([0])).used,
+    ).toEqual([0]);
+  });
+
   it('does not count auxiliaries such as "has been" as support', () => {
     const s = '410 Gone means that the browser session has been destroyed.';
     const q = new Set(terms('What does 410 Gone mean for a browser session?'));

@@ -15,6 +15,11 @@ const FILLER = new Set(
     .split(' ')
     .map((w) => w.slice(0, 5)),
 );
+/**
+ * The platform's own name in an answer ("… endpoint of the Web Data Service API") is about no
+ * passage in particular, but every section of the API spec carries it in its heading trail.
+ */
+const PRODUCT_NAME = /\b(?:web data service(?:\s+api)?|wds)\b/gi;
 /** Words of the question count this much: every retrieved passage shares them, so they tell passages apart least. */
 const QUESTION_WORD_WEIGHT = 0.5;
 
@@ -57,7 +62,7 @@ export function attributedSentences(answer: string, question: string): string[] 
 export function coverage(sentence: string, textWords: Set<string>, questionWords: Set<string>): number {
   let total = 0;
   let found = 0;
-  for (const t of new Set(terms(sentence))) {
+  for (const t of new Set(terms(sentence.replace(PRODUCT_NAME, ' ')))) {
     if (FILLER.has(t)) continue;
     const w = questionWords.has(t) ? QUESTION_WORD_WEIGHT : 1;
     total += w;
