@@ -88,6 +88,24 @@ async function main() {
   const db = new Database({ url: pg.url });
   let server;
   let lock;
+  // Stopped on every way out, a signal too: the model server holds ~2 GB and two cores.
+  let cleaning;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      await server?.stop();
+      lock?.release();
+      await db.close().catch(() => undefined);
+      await pg.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    })());
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ])
+    process.once(signal, () => {
+      process.stderr.write(`${signal}: stopping the model server and PostgreSQL\n`);
+      void cleanup().finally(() => process.exit(code));
+    });
   try {
     await runMigrations(db, {
       schema: 'docs_search',
@@ -350,12 +368,7 @@ async function main() {
     );
     await embedder.close();
   } finally {
-    // The model server holds ~2 GB: never left running.
-    await server?.stop();
-    lock?.release();
-    await db.close();
-    await pg.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await cleanup();
   }
 }
 
