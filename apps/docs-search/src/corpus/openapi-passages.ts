@@ -11,9 +11,10 @@ export function pointerToken(s: string): string {
 
 /**
  * One passage per operation of the served OpenAPI document (method, path, summary, tag, parameters,
- * its HTTP answers with their meanings, request fields and the success answer's fields with their
- * types, values, defaults, limits and descriptions), cited by its JSON pointer. An operation with
- * many fields is cut into parts, each cited by the pointer of its first field in its schema.
+ * its HTTP answers with the meaning of the less common ones, request fields and the success answer's
+ * fields with their types, values, defaults, limits and descriptions), cited by its JSON pointer.
+ * An operation with many fields is cut into parts, each cited by the pointer of its first field in
+ * its schema.
  */
 export function openApiPassages(doc: OpenApiDocument): Passage[] {
   const d = doc as unknown as {
@@ -135,9 +136,9 @@ function schemaFields(name: string, schemas: Record<string, Json>, kind: Field['
 }
 
 /**
- * An operation's HTTP answers: their codes, then the meaning of each that most operations do not
- * give (`common`): `HTTP answers: 200, 401, 429, 500, 409. 409: Conflict (e.g. replay context
- * unavailable; rerun the scrape).`
+ * An operation's HTTP answers: their codes, then the meaning of each that is not `common` (given by
+ * more than `COMMON_ANSWER_SHARE` of all operations): `HTTP answers: 200, 401, 409, 429, 500. 409:
+ * Conflict (e.g. replay context unavailable; rerun the scrape).`
  */
 function answersLine(answers: [string, Json][], shared: Record<string, Json>, common: Set<string>): string {
   const meanings = answers
@@ -153,9 +154,9 @@ function answersLine(answers: [string, Json][], shared: Record<string, Json>, co
 
 /**
  * The share of operations above which an HTTP answer's meaning is left out of their passages: a
- * meaning most of them would repeat (401, 429, 500) drew the small model into listing error codes
- * for unrelated questions and lent every operation the same words; the API spec's errors table
- * states each once.
+ * meaning nearly all of them would repeat (401, 429, 500) drew the small model into listing error
+ * codes for unrelated questions and lent every operation the same words; the API spec's errors
+ * table states each once.
  */
 const COMMON_ANSWER_SHARE = 0.2;
 
