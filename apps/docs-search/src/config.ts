@@ -25,7 +25,8 @@ export const DocsSearchConfig = CommonEnv.extend({
    * With a model: before retrieval it writes what it expects the answer to say, and the vector
    * rankings match the question together with that text (one more model call per question, at most
    * 64 tokens). Off by default: with the embedded 1.5B model it lowered held-out recall@3 (0.80 ->
-   * 0.75) and citation precision (0.70 -> 0.60) and added ~4 s (tools/bench/docs-search/measurements.md).
+   * 0.75) and citation precision (0.70 -> 0.60) and added ~4 s
+   * (tools/bench/docs-search/measurements.md).
    */
   WDS_DOCS_EXPAND_QUESTION: envBool().default(false),
   ...LlmEnvShape,

@@ -26,7 +26,8 @@ const INTERNAL_PRIOR = 0.6;
  * The vector ranking's share in the fusion: MiniLM finds paraphrases the lexemes miss, but on this
  * technical reference (option names, status codes) the lexical ranking is the more precise of the
  * two (recall@3 alone ~0.66 vs ~0.89). 0.6 was chosen on the evaluation set
- * (tools/bench/docs-search/measurements.md: 0.930 on two states of the docs, where 0.75 gave 0.887–0.901 and 0.5 0.944).
+ * (tools/bench/docs-search/measurements.md: 0.930 on two states of the docs, where 0.75 gave
+ * 0.887–0.901 and 0.5 0.944).
  */
 const VECTOR_WEIGHT = 0.6;
 /**
