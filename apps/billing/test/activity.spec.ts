@@ -294,6 +294,47 @@ describe('team activity and usage (billing)', () => {
     expect(current).toMatchObject({ remainingCredits: 5_000 - 13, planCredits: 5_000 });
   });
 
+  it('attributes page usage reported while the activity event of its job is being recorded', async () => {
+    const team = randomUUID();
+    await client.request(RPC.creditsGrant, {
+      teamId: team,
+      amount: 5_000,
+      reason: 'test',
+      idempotencyKey: randomUUID(),
+    });
+    const block = await client.request(RPC.creditsBlockTake, {
+      teamId: team,
+      amount: 1_000,
+      minimum: 1,
+      holder: 'test',
+    });
+    // The event and the page usage of each job race (as a crawl's first pages and its activity
+    // event do): whichever commits second must still find the other's rows.
+    const jobs = Array.from({ length: 60 }, () => randomUUID());
+    await Promise.all(
+      jobs.flatMap((job, i) => [
+        recorder.record(event(team, { id: job, endpoint: 'crawl', apiKey: 'keyaaaaaaaaa', credits: 0 })),
+        client.request(RPC.creditsUsageReport, {
+          reservationId: block.reservationId,
+          usage: [
+            { key: `crawl:${job}:p1`, amount: 1, endpoint: 'crawl' },
+            { key: `crawl:${jobs[(i + 1) % jobs.length]}:p2`, amount: 1, endpoint: 'crawl' },
+          ],
+        }),
+      ]),
+    );
+    await until(async () => (await count(team)) === jobs.length);
+    await activityCaughtUp();
+    const unkeyed = await pg.query(
+      'SELECT usage_key FROM billing.usage WHERE team_id = $1 AND api_key IS NULL',
+      [team],
+    );
+    expect(unkeyed.rows).toEqual([]);
+    const byKey = await client.request(RPC.usageHistorical, { teamId: team, byApiKey: true });
+    const credits = Object.fromEntries(byKey.periods.map((p) => [p.apiKey ?? '-', p.creditsUsed]));
+    expect(credits).toEqual({ 'wds_keyaaaaaaaaa_********': 2 * jobs.length });
+  });
+
   it('purges activity past the retention by dropping whole days', async () => {
     const old = new Date(Date.now() - 40 * DAY).toISOString().slice(0, 10);
     await pg.query('SELECT billing.ensure_activity_partition($1::date)', [old]);

@@ -5,7 +5,7 @@ import type { Logger } from '@wds/observability';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { BillingConfig } from '../config';
 import { ActivityPartitions } from './activity-partitions';
-import { attributeJobUsage } from './usage-attribution';
+import { attributeJobUsage, lockJobsForAttribution } from './usage-attribution';
 
 const DAY_MS = 86_400_000;
 /** Events dated further ahead than this (a wrong clock) are not recorded. */
@@ -109,6 +109,10 @@ async function insertActivity(q: Queryable, events: ActivityEvent[]): Promise<nu
   );
   const jobs = unique.filter((e) => JOB_ENDPOINTS.has(e.endpoint) && e.apiKey !== null);
   if (jobs.length > 0) {
+    await lockJobsForAttribution(
+      q,
+      jobs.map((e) => e.id),
+    );
     await q.query(
       `INSERT INTO billing.job_keys (job_id, team_id, api_key)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[])

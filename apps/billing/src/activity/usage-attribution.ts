@@ -6,6 +6,32 @@ import type { Queryable } from '@wds/database';
  * its rows and their credits in `usage_monthly` move to that key. `jobIds` limits the work to
  * those jobs (after recording their events); without it every attributable row is moved (sweeper).
  */
+/**
+ * Serialises, per job, the two writers that meet in attribution: a usage report inserting page
+ * usage of the job (which takes the job's key from `job_keys` if it is there) and the job's
+ * activity event (which inserts into `job_keys`, then attributes the job's unkeyed usage). Without
+ * it, under READ COMMITTED each transaction can miss the other's uncommitted row and the usage stays
+ * without a key until the maintenance sweep. Taken (transaction-scoped, in one order: by lock id)
+ * before the statement that reads the other's rows, and before any lock the other writer waits for.
+ */
+export async function lockJobsForAttribution(q: Queryable, jobIds: readonly string[]): Promise<void> {
+  if (jobIds.length === 0) return;
+  await q.query(
+    `SELECT pg_advisory_xact_lock(l.id)
+     FROM (SELECT DISTINCT hashtextextended('billing.job-usage:' || j, 0) AS id FROM unnest($1::text[]) AS j
+           ORDER BY 1) l`,
+    [jobIds],
+  );
+}
+
+/** The job a usage key names (`<kind>:<job id>:<page>`); none for per-request keys (`idem:`, `req:`). */
+export function jobIdOfUsageKey(key: string): string | null {
+  const [kind, job, page] = key.split(':');
+  return kind !== 'idem' && kind !== 'req' && job !== undefined && page !== undefined && page !== ''
+    ? job
+    : null;
+}
+
 export async function attributeJobUsage(q: Queryable, jobIds?: readonly string[]): Promise<number> {
   const res = await q.query<{ moved: string }>(
     `WITH moved AS (

@@ -9,6 +9,7 @@ import {
   type CreditsUsageReportRequest,
 } from '@wds/contracts';
 import { Database, type Queryable } from '@wds/database';
+import { jobIdOfUsageKey, lockJobsForAttribution } from '../activity/usage-attribution';
 import { ledgerSql } from './ledger.repository';
 import type { Reservation } from './ledger.types';
 import { settleLocked } from './settle-credits.usecase';
@@ -123,13 +124,17 @@ async function insertUsage(
   if (usage.length === 0) return 0;
   // Also counted per UTC month and API key (usage_monthly), in the same statement: only rows this
   // report inserted count, so a repeated report changes nothing. Page usage names its job in its
-  // key; without a key of its own it takes the job's (job_keys, from the job's activity event).
+  // key; without a key of its own it takes the job's (job_keys, from the job's activity event),
+  // under the job's attribution lock so that an activity event committing meanwhile is not missed.
+  const jobIds = usage.map((u) => jobIdOfUsageKey(u.key));
+  await lockJobsForAttribution(
+    db,
+    jobIds.filter((j, i): j is string => j !== null && !usage[i].apiKey),
+  );
   const res = await db.query<{ recorded: string }>(
     `WITH u AS (
-       SELECT u.key, u.amount, u.endpoint, u.api_key,
-              CASE WHEN split_part(u.key, ':', 1) NOT IN ('idem', 'req') AND split_part(u.key, ':', 3) <> ''
-                   THEN split_part(u.key, ':', 2) END AS job_id
-       FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[]) AS u(key, amount, endpoint, api_key)),
+       SELECT * FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[])
+         AS u(key, amount, endpoint, api_key, job_id)),
      ins AS (
        INSERT INTO billing.usage (team_id, usage_key, reservation_id, amount, endpoint, api_key, job_id)
        SELECT $1, u.key, $2, u.amount, u.endpoint, COALESCE(u.api_key, jk.api_key), u.job_id
@@ -149,6 +154,7 @@ async function insertUsage(
       usage.map((u) => u.amount),
       usage.map((u) => u.endpoint),
       usage.map((u) => u.apiKey ?? null),
+      jobIds,
     ],
   );
   return Number(res.rows[0].recorded);
