@@ -5,7 +5,10 @@ import {
   attributeAnswer,
   attributedSentences,
   coverage,
+  namedRoutes,
+  operationRoute,
   restatesQuestion,
+  sameRoute,
 } from './citation-check';
 import { terms } from './extractive';
 import { citedAnswer } from './llm-answer-model';
@@ -236,6 +239,48 @@ describe('citation post-check: short answers and close calls', () => {
     expect(
       attributeAnswer(answer, 'How do I list running crawls?', [operation, item], new Set([0])).used,
     ).toEqual([0]);
+  });
+
+  it('does not take an answer that names its route from the passage of a twin operation', () => {
+    const publicOp = {
+      title:
+        'API › GET /v2/team/token-usage/historical — Token usage per UTC calendar month, optionally per API key',
+      body: 'GET /v2/team/token-usage/historical: Token usage per UTC calendar month, optionally per API key.',
+    };
+    const adminOp = {
+      title: "API › GET /admin/v1/teams/{teamId}/token-usage/historical — A team's LLM tokens per UTC month",
+      body: "GET /admin/v1/teams/{teamId}/token-usage/historical: A team's LLM tokens per UTC month, split per API key on request.",
+    };
+    const question = 'How do I read historical token usage per API key?';
+    const detail = 'It splits the LLM tokens per API key on request.';
+    // Alone, the detail is the admin twin's words.
+    expect(attributeAnswer(detail, question, [publicOp, adminOp], new Set([0, 1])).used).toEqual([1]);
+    // An answer that says it is about the public route is not taken from the admin operation.
+    const answer = `Use GET /v2/team/token-usage/historical. ${detail}`;
+    expect(attributeAnswer(answer, question, [publicOp, adminOp], new Set([0, 1])).used).toEqual([0]);
+    // One naming the admin route (with a team's id in it) is.
+    const admin = `Operators use GET /admin/v1/teams/t-42/token-usage/historical. ${detail}`;
+    expect(attributeAnswer(admin, question, [publicOp, adminOp], new Set([0, 1])).used).toEqual([1]);
+  });
+
+  it('reads the routes an answer names and the route of an operation passage', () => {
+    expect(
+      namedRoutes('Send `DELETE /v2/crawl/{id}`; then GET /v2/crawl/abc-1. See /admin/v1/teams.'),
+    ).toEqual([
+      { method: 'DELETE', path: '/v2/crawl/{id}' },
+      { method: 'GET', path: '/v2/crawl/abc-1' },
+      { method: undefined, path: '/admin/v1/teams' },
+    ]);
+    expect(operationRoute('API › GET /v2/crawl/{id} — Crawl status')).toEqual({
+      method: 'GET',
+      path: '/v2/crawl/{id}',
+    });
+    expect(operationRoute('Web Data Service API, version 2 › Endpoints')).toBeUndefined();
+    expect(sameRoute({ path: '/v2/crawl/abc-1' }, { method: 'GET', path: '/v2/crawl/{id}' })).toBe(true);
+    expect(
+      sameRoute({ method: 'DELETE', path: '/v2/crawl/x' }, { method: 'GET', path: '/v2/crawl/{id}' }),
+    ).toBe(false);
+    expect(sameRoute({ path: '/v2/crawl/active' }, { method: 'GET', path: '/v2/crawl' })).toBe(false);
   });
 
   it('does not count auxiliaries such as "has been" as support', () => {

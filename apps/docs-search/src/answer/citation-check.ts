@@ -96,6 +96,52 @@ export function restatesQuestion(sentence: string, questionWords: Set<string>): 
  */
 export const SIMILARITY_WEIGHT = 0.5;
 
+/** An HTTP route: a method and a path (template segments such as `{id}` match any segment). */
+export interface Route {
+  method?: string;
+  path: string;
+}
+
+/** The route an OpenAPI operation's passage documents, read from its heading (`API › POST /v2/crawl — …`). */
+export function operationRoute(title: string): Route | undefined {
+  const m = /^API › (GET|POST|PUT|PATCH|DELETE) (\/\S*)/.exec(title);
+  return m ? { method: m[1], path: m[2] } : undefined;
+}
+
+/** Routes an answer names (`/v2/crawl/{id}`, `GET /v2/team/activity`), with the method when one precedes the path. */
+export function namedRoutes(answer: string): Route[] {
+  const routes: Route[] = [];
+  for (const m of answer.matchAll(
+    /(?:\b(GET|POST|PUT|PATCH|DELETE)\s+)?(\/(?:v\d+|admin)\/[\w{}<>:.~-]+(?:\/[\w{}<>:.~-]+)*)/gi,
+  )) {
+    routes.push({ method: m[1]?.toUpperCase(), path: m[2].replace(/[.:]+$/, '') });
+  }
+  return routes;
+}
+
+/** Whether a route named in an answer is the operation's route. */
+export function sameRoute(named: Route, operation: Route): boolean {
+  if (named.method && operation.method && named.method !== operation.method) return false;
+  const a = named.path.split('/');
+  const b = operation.path.split('/');
+  return a.length === b.length && b.every((seg, i) => seg === a[i] || /^\{.+\}$/.test(seg));
+}
+
+/**
+ * Operation passages shown that document a route other than those the answer names, when the
+ * answer names the route of at least one operation shown: near-twin operations (the admin API's
+ * `GET /admin/v1/teams/{teamId}/activity` mirrors `GET /v2/team/activity`; `DELETE` and `GET` of one
+ * path) share most words, and an answer that says which route it is about is not taken from the
+ * other's passage. Empty when the answer names no shown operation's route.
+ */
+export function otherRoutes(answer: string, shown: Pick<Passage, 'title'>[]): Set<number> {
+  const named = namedRoutes(answer);
+  const ops = shown.map((p) => operationRoute(p.title));
+  const matches = ops.map((op) => op !== undefined && named.some((n) => sameRoute(n, op)));
+  if (!matches.some(Boolean)) return new Set();
+  return new Set(ops.flatMap((op, i) => (op && !matches[i] ? [i] : [])));
+}
+
 export interface Attribution {
   /** Indexes (into the passages shown) of the passages the answer rests on, in rank order. */
   used: number[];
@@ -110,7 +156,8 @@ export interface Attribution {
  * that only restates the question, `restatesQuestion`) is attributed to the passage shown to the
  * model that covers most of its words, plus `SIMILARITY_WEIGHT` times its embedding similarity
  * when `similarity` gives it (per sentence of `attributedSentences`, per passage shown), among
- * the passages covering at least `MIN_SUPPORT` of the words (ties go to the passage with one sentence,
+ * the passages covering at least `MIN_SUPPORT` of the words and, when the answer names the route of an
+ * operation shown, not documenting another route (`otherRoutes`) (ties go to the passage with one sentence,
  * table row or list item covering most of it, then to a passage the model cited, then to the
  * better-ranked one). A short answer ("429", "Yes") is attributed together with its question
  * (`attributedSentences`). A small model's citation numbers are unreliable both ways: it cites
@@ -132,6 +179,7 @@ export function attributeAnswer(
   const stating = all.filter((s) => !restatesQuestion(s, questionWords));
   const attributed = stating.length ? stating : all;
   const words = shown.map((p) => new Set(terms(`${p.title} ${p.body}`)));
+  const offRoute = otherRoutes(answer, shown);
   const support = shown.map(() => 0);
   const total = shown.map(() => 0);
   const quotes = new Map<number, string>();
@@ -150,7 +198,7 @@ export function attributeAnswer(
       total[i] += c;
     }
     // Only passages covering enough of the sentence's words are candidates; the best score wins.
-    const candidates = scored.filter((x) => x.c >= MIN_SUPPORT);
+    const candidates = scored.filter((x) => x.c >= MIN_SUPPORT && !offRoute.has(x.i));
     if (!candidates.length) continue;
     const topScore = Math.max(...candidates.map((x) => x.score));
     const tied = candidates.filter((x) => x.score === topScore);
