@@ -99,6 +99,24 @@ describe('team activity and usage (billing)', () => {
     }
   }
 
+  /** A new team granted 5,000 credits and a credit block of `amount` taken for it. */
+  async function teamWithBlock(amount: number) {
+    const team = randomUUID();
+    await client.request(RPC.creditsGrant, {
+      teamId: team,
+      amount: 5_000,
+      reason: 'test',
+      idempotencyKey: randomUUID(),
+    });
+    const block = await client.request(RPC.creditsBlockTake, {
+      teamId: team,
+      amount,
+      minimum: 1,
+      holder: 'test',
+    });
+    return { team, block };
+  }
+
   const activityConsumer = () =>
     client.jsm.consumers.info(CONSUMERS.billingActivity.stream, CONSUMERS.billingActivity.durable);
 
@@ -248,19 +266,7 @@ describe('team activity and usage (billing)', () => {
   });
 
   it('counts credits per month and API key, page usage of a job for the key that started it', async () => {
-    const team = randomUUID();
-    await client.request(RPC.creditsGrant, {
-      teamId: team,
-      amount: 5_000,
-      reason: 'test',
-      idempotencyKey: randomUUID(),
-    });
-    const block = await client.request(RPC.creditsBlockTake, {
-      teamId: team,
-      amount: 100,
-      minimum: 1,
-      holder: 'test',
-    });
+    const { team, block } = await teamWithBlock(100);
     const job = randomUUID();
     const early = randomUUID();
     // Pages of `early` are reported before its activity event arrives; those of `job` after.
@@ -295,19 +301,7 @@ describe('team activity and usage (billing)', () => {
   });
 
   it('attributes page usage reported while the activity event of its job is being recorded', async () => {
-    const team = randomUUID();
-    await client.request(RPC.creditsGrant, {
-      teamId: team,
-      amount: 5_000,
-      reason: 'test',
-      idempotencyKey: randomUUID(),
-    });
-    const block = await client.request(RPC.creditsBlockTake, {
-      teamId: team,
-      amount: 1_000,
-      minimum: 1,
-      holder: 'test',
-    });
+    const { team, block } = await teamWithBlock(1_000);
     // The event and the page usage of each job race (as a crawl's first pages and its activity
     // event do): whichever commits second must still find the other's rows.
     const jobs = Array.from({ length: 60 }, () => randomUUID());
