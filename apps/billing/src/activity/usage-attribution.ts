@@ -1,12 +1,6 @@
 import type { Queryable } from '@wds/database';
 
 /**
- * Page usage of a job (usage key `<kind>:<job id>:<page>`) that billing recorded before it knew
- * which API key started the job counts for no key until the job's activity event arrives; then
- * its rows and their credits in `usage_monthly` move to that key. `jobIds` limits the work to
- * those jobs (after recording their events); without it every attributable row is moved (sweeper).
- */
-/**
  * Serialises, per job, the two writers that meet in attribution: a usage report inserting page
  * usage of the job (which takes the job's key from `job_keys` if it is there) and the job's
  * activity event (which inserts into `job_keys`, then attributes the job's unkeyed usage). Without
@@ -32,6 +26,12 @@ export function jobIdOfUsageKey(key: string): string | null {
     : null;
 }
 
+/**
+ * Page usage of a job (usage key `<kind>:<job id>:<page>`) that billing recorded before it knew
+ * which API key started the job counts for no key until the job's activity event arrives; then
+ * its rows and their credits in `usage_monthly` move to that key. `jobIds` limits the work to
+ * those jobs (after recording their events); without it every attributable row is moved (sweeper).
+ */
 export async function attributeJobUsage(q: Queryable, jobIds?: readonly string[]): Promise<number> {
   const res = await q.query<{ moved: string }>(
     `WITH moved AS (
