@@ -39,6 +39,7 @@ const {
   citationPrecision,
   percentile,
   answersQuestion,
+  questionGroup,
 } = require('../../apps/docs-search/dist/eval/evaluate');
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -154,13 +155,15 @@ async function main() {
         `${name.padEnd(30)} recall@1 ${recallAt(1, runs).toFixed(3)}  @3 ${recallAt(3, runs).toFixed(3)}  @5 ${recallAt(5, runs).toFixed(3)}  latency p50 ${ms(percentile(times, 50))} p95 ${ms(percentile(times, 95))}`,
       );
     }
-    for (const { name, runs } of table) {
-      const held = runs.filter((x) => x.question.heldOut);
-      if (held.length)
+    // Per group: the designed questions, and each held-out set (written by another author).
+    const groups = [...new Set(QUESTIONS.map(questionGroup))];
+    for (const { name, runs } of table)
+      for (const group of groups) {
+        const some = runs.filter((x) => questionGroup(x.question) === group);
         say(
-          `${name.padEnd(30)} held-out questions only (${held.length}): recall@1 ${recallAt(1, held).toFixed(3)}  @3 ${recallAt(3, held).toFixed(3)}  @5 ${recallAt(5, held).toFixed(3)}`,
+          `${name.padEnd(30)} ${group} (${some.length}): recall@1 ${recallAt(1, some).toFixed(3)}  @3 ${recallAt(3, some).toFixed(3)}  @5 ${recallAt(5, some).toFixed(3)}`,
         );
-    }
+      }
     const misses = table[table.length - 1].runs.filter(
       (x) => !x.retrieved.slice(0, 3).some((p) => answersQuestion(p, x.question)),
     );
@@ -348,6 +351,13 @@ async function main() {
         `${Math.round(tokens / Math.max(1, written))} tokens per model answer, ${topK} passages shown, ` +
         `load average ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)}`,
     );
+    for (const group of groups) {
+      const some = answered.filter((r) => questionGroup(r.question) === group);
+      if (some.length)
+        say(
+          `  citation precision, ${group}: ${citationPrecision(some).toFixed(3)} (${some.reduce((n, r) => n + r.cited.length, 0)} citations, ${some.length} answers)`,
+        );
+    }
     // Retrieval of the answered questions with the model's expected answer against the question alone.
     const alone = expandedRuns.map(({ question }) => hybridRuns.find((r) => r.question === question));
     const split = (runs, held) => runs.filter((r) => Boolean(r.question.heldOut) === held);

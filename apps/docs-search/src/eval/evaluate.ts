@@ -19,6 +19,13 @@ export interface EvalQuestion {
   expect: Expectation[];
   /** Written by an author who had not seen the ranking or answer code; reported apart, never tuned on. */
   heldOut?: boolean;
+  /** Which held-out set: none for the first (questions 72-91), "B" for the second (92-121). */
+  set?: string;
+}
+
+/** The group a question is reported in: "designed", "held-out A" or "held-out B". */
+export function questionGroup(q: EvalQuestion): string {
+  return q.heldOut ? `held-out ${q.set ?? 'A'}` : 'designed';
 }
 
 /** Text as compared by `says`: lower case, without markdown emphasis, code marks and table bars. */
