@@ -19,13 +19,17 @@ export interface EvalQuestion {
   expect: Expectation[];
   /** Written by an author who had not seen the ranking or answer code; reported apart, never tuned on. */
   heldOut?: boolean;
-  /** Which held-out set: none for the first (questions 72-91), "B" for the second (92-121). */
+  /**
+   * Which set of questions written by another author: held out, none for the first (72-91) and
+   * "B" (92-121); not held out, "C" and "D" (122-181, written at the same time as B, designed on).
+   */
   set?: string;
 }
 
-/** The group a question is reported in: "designed", "held-out A" or "held-out B". */
+/** The group a question is reported in: "designed", "design C", "held-out A"… */
 export function questionGroup(q: EvalQuestion): string {
-  return q.heldOut ? `held-out ${q.set ?? 'A'}` : 'designed';
+  if (q.heldOut) return `held-out ${q.set ?? 'A'}`;
+  return q.set ? `design ${q.set}` : 'designed';
 }
 
 /** Text as compared by `says`: lower case, without markdown emphasis, code marks and table bars. */
