@@ -313,7 +313,12 @@ async function main() {
       const byRef = new Map(lastRetrieved.map((r) => [r.passage.ref, r.passage]));
       const judge = (evidence) =>
         evidence.map((e) => byRef.get(e.pathOrUrl) ?? { source: '', title: '', ref: e.pathOrUrl });
-      answered.push({ question, cited: judge(res.evidence) });
+      // An answer without evidence and without a warning: the model found no passage stating it.
+      answered.push({
+        question,
+        cited: judge(res.evidence),
+        notStated: !res.evidence.length && !res.warning,
+      });
       // What the model cited (valid passages) before the post-check dropped the unsupported ones.
       const own = lastReply?.answer
         ? [
@@ -355,7 +360,8 @@ async function main() {
       const some = answered.filter((r) => questionGroup(r.question) === group);
       if (some.length)
         say(
-          `  citation precision, ${group}: ${citationPrecision(some).toFixed(3)} (${some.reduce((n, r) => n + r.cited.length, 0)} citations, ${some.length} answers)`,
+          `  citation precision, ${group}: ${citationPrecision(some).toFixed(3)} (${some.reduce((n, r) => n + r.cited.length, 0)} citations, ${some.length} answers, ` +
+            `${some.filter((r) => r.notStated).length} of them "the documentation does not state this" without evidence)`,
         );
     }
     // Retrieval of the answered questions with the model's expected answer against the question alone.

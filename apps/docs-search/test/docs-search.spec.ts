@@ -10,7 +10,7 @@ import { bootstrapService, type RunningService } from '@wds/service-kit';
 import { createTestDatabase, MODEL_SERVER_START_TIMEOUT_MS, startTestModelServer } from '@wds/testing';
 import type { RunningModelServer } from '@wds/local-infra';
 import { llmConfigFromEnv, OpenAiCompatibleLlm } from '@wds/llm';
-import { NO_MODEL_WARNING } from '../src/answer/ask-docs.usecase';
+import { NO_MODEL_WARNING, NOT_STATED_ANSWER } from '../src/answer/ask-docs.usecase';
 import { LlmAnswerModel } from '../src/answer/llm-answer-model';
 import { AppModule } from '../src/app.module';
 import { DocsSearchConfig } from '../src/config';
@@ -19,7 +19,7 @@ import { DocsSearchService, publishedPassages } from '../src/docs-search.service
 import { buildIndex, sentenceTexts } from '../src/index/build-index';
 import { dot, Embedder, EMBEDDING_DIMENSIONS } from '../src/index/embedder';
 import { PassageStore } from '../src/index/passage-store';
-import { answersQuestion, recallAt, type EvalQuestion } from '../src/eval/evaluate';
+import { answersQuestion, questionGroup, recallAt, type EvalQuestion } from '../src/eval/evaluate';
 import { Retriever, type Retrieved } from '../src/search/retriever';
 
 jest.setTimeout(600_000);
@@ -134,7 +134,7 @@ describe('docs-search index (real PostgreSQL, all-MiniLM-L6-v2 on onnxruntime)',
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  it('finds a passage that answers the question in the top 3 for at least 85% of the evaluation set', async () => {
+  it('finds a passage that answers the question in the top 3 for 90% of the designed questions and 80% of all', async () => {
     await buildIndex(store, publishedPassages(REPO), embedder);
     const hybrid = new Retriever(store, embedder);
     await hybrid.refresh();
@@ -154,16 +154,18 @@ describe('docs-search index (real PostgreSQL, all-MiniLM-L6-v2 on onnxruntime)',
       .filter((x) => !x.retrieved.slice(0, 3).some((p) => answersQuestion(p, x.question)))
       .map((x) => x.question.q);
     // Printed for the record; the bench prints the full table.
+    const designed = h.filter((x) => questionGroup(x.question) === 'designed');
     const held = h.filter((x) => x.question.heldOut);
     process.stdout.write(
-      `recall@3 hybrid ${recallAt(3, h).toFixed(3)} (held-out ${recallAt(3, held).toFixed(3)}), full text only ${recallAt(3, t).toFixed(3)}; misses: ${JSON.stringify(misses)}\n`,
+      `recall@3 hybrid ${recallAt(3, h).toFixed(3)} (designed ${recallAt(3, designed).toFixed(3)}, held-out ${recallAt(3, held).toFixed(3)}), full text only ${recallAt(3, t).toFixed(3)}; misses: ${JSON.stringify(misses)}\n`,
     );
     expect(QUESTIONS.length).toBeGreaterThanOrEqual(60);
-    // The benchmark's target is 0.9 (npm run bench -- docs-search; 0.90 when this guard was
-    // raised from 0.75); the docs change with every feature, so the suite guards against a
-    // regression of the ranking with a little room (0.912 over all 91 questions when the
-    // held-out 20 were added, whose own recall@3 was 0.80).
-    expect(recallAt(3, h)).toBeGreaterThanOrEqual(0.85);
+    // The benchmark's target is 0.9 (npm run bench -- docs-search). The docs change with every
+    // feature, so the suite guards against a regression of the ranking with some room: on the 71
+    // questions it was designed on (0.986 when the guard was set) and over all 181, including the
+    // 120 written later by three other authors in users' words (0.840 then; 0.70-0.80 per set).
+    expect(recallAt(3, designed)).toBeGreaterThanOrEqual(0.9);
+    expect(recallAt(3, h)).toBeGreaterThanOrEqual(0.8);
     // A cold index of the real docs embeds ~800 passages and ~5,900 sentences: ~11 ms of CPU per
     // sentence, several minutes of wall time when the suites share two cores with a model server.
   }, 1_200_000);
@@ -385,7 +387,8 @@ describe('docs-search service over NATS', () => {
       ]) {
         const res = await ask(service, question);
         expect(res.answer.length).toBeGreaterThan(0);
-        expect(res.evidence.length).toBeGreaterThan(0);
+        // Evidence, unless the model said that no passage states it (a plumbing-size model may).
+        if (!res.answer.startsWith(NOT_STATED_ANSWER)) expect(res.evidence.length).toBeGreaterThan(0);
         for (const e of res.evidence) {
           expect(refs).toContain(e.pathOrUrl);
           expect(e.reason.length).toBeGreaterThan(0);

@@ -17,6 +17,11 @@ export interface ModelAnswer {
   reattributed: number;
   /** Citations the model made that point at no retrieved passage. */
   dropped: number;
+  /**
+   * The model found no passage that states the answer and said so (`saysNotStated`): the answer
+   * rests on no passage, so it has no evidence.
+   */
+  notStated?: boolean;
 }
 
 /** Tokens one model call spent. */

@@ -16,6 +16,9 @@ const EXPANSION_TIMEOUT_MS = 20_000;
 /** At most this share of the time left goes to the expected answer; the answer needs the rest. */
 const EXPANSION_SHARE = 0.3;
 
+/** The answer when the model found that no passage shown states what was asked. */
+export const NOT_STATED_ANSWER = 'The documentation found does not state this.';
+
 export const NO_MODEL_WARNING =
   'No language model is configured (WDS_LLM_BASE_URL); the answer quotes the best-matching passages.';
 
@@ -102,6 +105,14 @@ export class AskDocs {
         return extractive(
           'The language model did not produce a valid answer; the answer quotes the best-matching passages.',
         );
+      }
+      if (answer.notStated) {
+        // No passage states it: said plainly, with the closest sections to read, and no evidence.
+        const closest = retrieved
+          .slice(0, 3)
+          .map((r) => `"${r.passage.title.split(' › ').pop()}" (${r.passage.ref})`)
+          .join('; ');
+        return finish(`${NOT_STATED_ANSWER} The closest sections found: ${closest}.`, []);
       }
       if (answer.evidence.length === 0) {
         return extractive(

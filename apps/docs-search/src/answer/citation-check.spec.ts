@@ -11,7 +11,7 @@ import {
   sameRoute,
 } from './citation-check';
 import { terms } from './extractive';
-import { citedAnswer } from './llm-answer-model';
+import { citedAnswer, NOT_STATED, saysNotStated } from './llm-answer-model';
 
 function passage(ref: string, title: string, body: string): Passage {
   return { source: ref.split('#')[0], ref, title, body, lineStart: 1, lineEnd: 1 };
@@ -115,7 +115,7 @@ describe('citation post-check', () => {
   it('keeps the best-supported citation when no sentence is clearly supported, and drops citations of passages not shown', () => {
     const result = citedAnswer(
       {
-        answer: 'The documentation does not cover it.',
+        answer: 'That depends on several factors.',
         citations: [
           { passage: 7, reason: 'not shown' },
           { passage: 3, reason: 'closest section' },
@@ -129,6 +129,35 @@ describe('citation post-check', () => {
       { pathOrUrl: 'openapi#/paths/~1v2~1browser/post', reason: 'closest section' },
     ]);
     expect(result.dropped).toBe(1);
+  });
+
+  it('gives no evidence for an answer saying that the documentation does not state it, whatever the model cited', () => {
+    for (const answer of [
+      NOT_STATED,
+      'The documentation does not specify the cost per minute.',
+      "These passages don't mention it.",
+    ]) {
+      const result = citedAnswer(
+        { answer, citations: [{ passage: 1, reason: 'closest section' }] },
+        QUESTION,
+        retrieved,
+      );
+      expect(result).toMatchObject({ answer, evidence: [], notStated: true });
+    }
+    // An answer that states something besides is attributed as usual.
+    const stated = citedAnswer(
+      {
+        answer:
+          'The documentation does not state a monthly price. An interact session costs 2 credits per browser minute, prorated by the second.',
+        citations: [],
+      },
+      QUESTION,
+      retrieved,
+    );
+    expect(stated.notStated).toBeUndefined();
+    expect(stated.evidence.map((e) => e.pathOrUrl)).toEqual(['docs/api-v2.md#limits']);
+    expect(saysNotStated('Not stated.')).toBe(false);
+    expect(saysNotStated('The docs say it is 2 credits.')).toBe(false);
   });
 
   it('attributes each sentence to the passage covering most of its words, question words counting half', () => {
