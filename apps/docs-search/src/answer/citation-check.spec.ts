@@ -11,7 +11,7 @@ import {
   sameRoute,
 } from './citation-check';
 import { terms } from './extractive';
-import { citedAnswer, NOT_STATED, saysNotStated } from './llm-answer-model';
+import { citedAnswer, saysNotStated } from './llm-answer-model';
 
 function passage(ref: string, title: string, body: string): Passage {
   return { source: ref.split('#')[0], ref, title, body, lineStart: 1, lineEnd: 1 };
@@ -133,7 +133,7 @@ describe('citation post-check', () => {
 
   it('gives no evidence for an answer saying that the documentation does not state it, whatever the model cited', () => {
     for (const answer of [
-      NOT_STATED,
+      'The documentation does not cover this specific question.',
       'The documentation does not specify the cost per minute.',
       "These passages don't mention it.",
     ]) {
