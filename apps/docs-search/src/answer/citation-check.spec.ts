@@ -9,9 +9,10 @@ import {
   operationRoute,
   restatesQuestion,
   sameRoute,
+  saysNotStated,
 } from './citation-check';
 import { terms } from './extractive';
-import { citedAnswer, saysNotStated } from './llm-answer-model';
+import { citedAnswer } from './llm-answer-model';
 
 function passage(ref: string, title: string, body: string): Passage {
   return { source: ref.split('#')[0], ref, title, body, lineStart: 1, lineEnd: 1 };

@@ -72,6 +72,20 @@ export function coverage(sentence: string, textWords: Set<string>, questionWords
 }
 
 /**
+ * Whether an answer only says that the documentation does not state what was asked (the prompt
+ * tells the model to say so rather than answer from passages that do not answer): every sentence
+ * (`answerSentences`) is such a statement. Such an answer is taken from no passage, so it has no
+ * evidence.
+ */
+export function saysNotStated(answer: string): boolean {
+  const all = answerSentences(answer);
+  return all.length > 0 && all.every((s) => NOT_STATED_SENTENCE.test(s));
+}
+
+const NOT_STATED_SENTENCE =
+  /^(?:(?:the|this|these)\s+)?(?:documentation|docs|passages?|reference)\b.{0,40}?\b(?:does not|do not|doesn't|don't)\s+(?:state|cover|say|mention|specify|describe|address|answer)\b/i;
+
+/**
  * An answer sentence at least this share of whose content words are the question's restates the
  * question ("To install the platform on Kubernetes with Helm, follow these steps:"): it states
  * nothing a passage could support that the question did not already bring, and the passage that

@@ -2,24 +2,8 @@ import type { DocsSearchEvidence } from '@wds/contracts';
 import type { LlmPort } from '@wds/llm';
 import type { Retrieved } from '../search/retriever';
 import type { AnswerModel, ModelAnswer, ModelExpansion, ModelReply, ModelUsage } from './answer-model';
-import { attributeAnswer, attributedSentences } from './citation-check';
+import { attributeAnswer, attributedSentences, saysNotStated } from './citation-check';
 import { passageView, viewChars } from './passage-view';
-
-/**
- * Whether an answer only says that the documentation does not state what was asked (the prompt
- * tells the model to say so rather than answer from passages that do not answer): every sentence
- * is such a statement. Such an answer is taken from no passage, so it has no evidence.
- */
-export function saysNotStated(answer: string): boolean {
-  const sentences = answer
-    .split(/(?<=[.!?])\s+|\n+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
-  return sentences.length > 0 && sentences.every((s) => NOT_STATED_SENTENCE.test(s));
-}
-
-const NOT_STATED_SENTENCE =
-  /^(?:(?:the|this|these)\s+)?(?:documentation|docs|passages?|reference)\b.{0,40}?\b(?:does not|do not|doesn't|don't)\s+(?:state|cover|say|mention|specify|describe|address|answer)\b/i;
 
 const SYSTEM = [
   'You answer questions about the Web Data Service, a self-hosted web scraping platform, for its users.',
@@ -179,18 +163,6 @@ export function citedAnswer(
   views: { title: string; body: string }[] = shownPassages(question, retrieved),
 ): ModelAnswer {
   const text = value.answer.trim();
-  // "The documentation does not state this": taken from no passage, whatever the model cited.
-  if (saysNotStated(text)) {
-    const invalid = value.citations.filter((c) => !retrieved[c.passage - 1]).length;
-    return {
-      answer: text,
-      evidence: [],
-      unsupported: [],
-      reattributed: 0,
-      dropped: invalid,
-      notStated: true,
-    };
-  }
   // Citations of retrieved passages, without repeats, in the model's order.
   const reasons = new Map<number, string>();
   let dropped = 0;
@@ -200,6 +172,10 @@ export function citedAnswer(
       continue;
     }
     if (!reasons.has(c.passage - 1)) reasons.set(c.passage - 1, c.reason.trim());
+  }
+  // "The documentation does not state this": taken from no passage, whatever the model cited.
+  if (saysNotStated(text)) {
+    return { answer: text, evidence: [], unsupported: [], reattributed: 0, dropped, notStated: true };
   }
   const shown = retrieved.map((r) => r.passage);
   // Attributed by what the model was shown of each passage.
