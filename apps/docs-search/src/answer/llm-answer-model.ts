@@ -14,12 +14,30 @@ const SYSTEM = [
   'Do not cite a passage that merely mentions the topic.',
 ].join(' ');
 
-const SCHEMA = {
+/**
+ * Characters of the answer the model may write: three plain sentences take 100–460 (59 of 60
+ * answers of a measured run; one 779). The JSON grammar of an OpenAI-compatible server that
+ * honours `maxLength` (llama.cpp does) closes the string there, so the reply stays complete within
+ * `ANSWER_MAX_TOKENS`; an answer cut there ends at its last whole sentence (`wholeSentences`).
+ */
+export const ANSWER_MAX_CHARS = 700;
+/** Characters of a citation's reason ("one short line"); cut at a word when the grammar stops it. */
+export const REASON_MAX_CHARS = 160;
+/**
+ * Output tokens of an answer. With every string bounded, the longest reply the schema admits is
+ * ~1,150 characters, ~290 tokens of prose at the model's ~4 characters per token, so the reply is
+ * not cut: a cut reply was invalid JSON, and the port's repair round, with the same cap, mostly
+ * failed again (3 of 90 answers of a measured run: ~60 s, then passages quoted instead). Only a
+ * reply of digits and punctuation (about one token per character) could still reach it.
+ */
+export const ANSWER_MAX_TOKENS = 400;
+
+export const ANSWER_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['answer', 'citations'],
   properties: {
-    answer: { type: 'string', minLength: 1, maxLength: 3000 },
+    answer: { type: 'string', minLength: 1, maxLength: ANSWER_MAX_CHARS },
     citations: {
       type: 'array',
       minItems: 1,
@@ -30,7 +48,7 @@ const SCHEMA = {
         required: ['passage', 'reason'],
         properties: {
           passage: { type: 'integer', minimum: 1, maximum: 99 },
-          reason: { type: 'string', minLength: 1, maxLength: 200 },
+          reason: { type: 'string', minLength: 1, maxLength: REASON_MAX_CHARS },
         },
       },
     },
@@ -116,7 +134,7 @@ export class LlmAnswerModel implements AnswerModel {
     const shown = shownPassages(question, retrieved);
     const result = await this.llm.structured({
       feature: 'docs',
-      schema: SCHEMA,
+      schema: ANSWER_SCHEMA,
       schemaName: 'docs_answer',
       messages: [
         { role: 'system', content: SYSTEM },
@@ -125,7 +143,7 @@ export class LlmAnswerModel implements AnswerModel {
           content: `${renderPassages(shown)}\n\nQuestion: ${question}`,
         },
       ],
-      maxTokens: 300,
+      maxTokens: ANSWER_MAX_TOKENS,
       temperature: 0,
       signal,
     });
@@ -140,7 +158,7 @@ export class LlmAnswerModel implements AnswerModel {
   }
 }
 
-/** The model's JSON output (validated against `SCHEMA`). */
+/** The model's JSON output (validated against `ANSWER_SCHEMA`). */
 export interface ModelOutput {
   answer: string;
   citations: { passage: number; reason: string }[];
@@ -162,7 +180,7 @@ export function citedAnswer(
   /** What the model was shown of each passage (`shownPassages`); computed when not given. */
   views: { title: string; body: string }[] = shownPassages(question, retrieved),
 ): ModelAnswer {
-  const text = value.answer.trim();
+  const text = wholeSentences(value.answer, ANSWER_MAX_CHARS).trim();
   // Citations of retrieved passages, without repeats, in the model's order.
   const reasons = new Map<number, string>();
   let dropped = 0;
@@ -171,7 +189,8 @@ export function citedAnswer(
       dropped++;
       continue;
     }
-    if (!reasons.has(c.passage - 1)) reasons.set(c.passage - 1, c.reason.trim());
+    if (!reasons.has(c.passage - 1))
+      reasons.set(c.passage - 1, wholeWords(c.reason, REASON_MAX_CHARS).trim());
   }
   // "The documentation does not state this": taken from no passage, whatever the model cited.
   if (saysNotStated(text)) {
@@ -197,6 +216,25 @@ export function citedAnswer(
     .map(([i, reason]) => ({ pathOrUrl: shown[i].ref, reason }));
   const reattributed = check.used.filter((i) => !reasons.has(i)).length;
   return { answer: text, evidence, unsupported, reattributed, dropped };
+}
+
+/**
+ * An answer that filled its `max` characters (the grammar closed the string mid-sentence) up to its
+ * last whole sentence; with no sentence end after its first third, up to its last whole word, with
+ * "…". Shorter answers are returned as they are.
+ */
+export function wholeSentences(answer: string, max: number): string {
+  if (answer.length < max) return answer;
+  const ends = [...answer.matchAll(/[.!?](?=\s|$)/g)].map((m) => (m.index ?? 0) + 1);
+  const last = ends.length ? ends[ends.length - 1] : 0;
+  return last >= max / 3 ? answer.slice(0, last) : wholeWords(answer, max);
+}
+
+/** A text that filled its `max` characters up to its last whole word, with "…"; shorter texts as they are. */
+export function wholeWords(text: string, max: number): string {
+  if (text.length < max) return text;
+  const space = text.lastIndexOf(' ');
+  return `${(space > max / 2 ? text.slice(0, space) : text).replace(/[\s,;:([-]+$/, '')}…`;
 }
 
 /** The token counts of an LLM port call, without its other fields. */
