@@ -113,25 +113,46 @@ describe('live views of browser sessions through the stack', () => {
     await execute(s.id, `await page.goto('${site.url}/live'); await page.title()`);
     return s;
   };
-  /** Opens a raw view WebSocket; resolves once open, rejects when refused. */
+  /** The first screencast frame of each raw view socket, listened for from the socket's creation. */
+  const frames = new WeakMap<WebSocket, Promise<{ width: number; height: number }>>();
+  /**
+   * Opens a raw view WebSocket; resolves once open, rejects when refused. Its frames are listened for
+   * at once: the first one can come in the same read as the handshake's 101 (the gateway splices the
+   * bytes), and `ws` emits it before a listener added after `open` would be.
+   */
   const openSocket = (pageUrl: string) =>
     new Promise<WebSocket>((resolve, reject) => {
       const ws = new WebSocket(`${pageUrl.replace(/^http/, 'ws')}/ws`);
+      const first = new Promise<{ width: number; height: number }>((resolveFrame, rejectFrame) => {
+        const onMessage = (data: Buffer) => {
+          const f = JSON.parse(data.toString()) as { type: string; width: number; height: number };
+          if (f.type !== 'frame') return;
+          ws.off('message', onMessage);
+          resolveFrame(f);
+        };
+        ws.on('message', onMessage);
+        ws.once('close', (code, reason) =>
+          rejectFrame(new Error(`view closed (${code} ${reason.toString()}) before a frame`)),
+        );
+      });
+      first.catch(() => undefined);
+      frames.set(ws, first);
       ws.once('open', () => resolve(ws));
       ws.once('unexpected-response', (_req, res) => reject(new Error(`refused with ${res.statusCode}`)));
       ws.once('error', reject);
     });
-  /** Resolves with the first screencast frame a raw view socket receives. */
-  const firstFrame = (ws: WebSocket) =>
-    new Promise<{ width: number; height: number }>((resolve) => {
-      const onMessage = (data: Buffer) => {
-        const f = JSON.parse(data.toString()) as { type: string; width: number; height: number };
-        if (f.type !== 'frame') return;
-        ws.off('message', onMessage);
-        resolve(f);
-      };
-      ws.on('message', onMessage);
+  /** The first screencast frame a raw view socket received, within 60 s. */
+  const firstFrame = async (ws: WebSocket) => {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error('no frame within 60 s')), 60_000);
     });
+    try {
+      return await Promise.race([frames.get(ws)!, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   const click = (x: number, y: number) => [
     { type: 'mousePressed', x, y, button: 'left', clickCount: 1 },
     { type: 'mouseReleased', x, y, button: 'left', clickCount: 1 },

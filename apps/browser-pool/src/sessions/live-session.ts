@@ -1,4 +1,5 @@
 import type { BrowserSessionRecord, CodeLanguage, SessionExecuteReply } from '@wds/contracts';
+import type { Logger } from '@wds/observability';
 import type { Page } from 'playwright-core';
 import type { SessionBrowser } from '../sandbox/session-browser';
 import type { CdpRelay } from './cdp-relay';
@@ -25,6 +26,7 @@ export class LiveSession {
     readonly browser: SessionBrowser,
     /** Made with this browser (warm: with runtimes already started), never another's. */
     private readonly runtimes: SessionRuntimes,
+    logger?: Logger,
   ) {
     if (runtimes.browserWsEndpoint !== browser.wsEndpoint)
       throw new Error("a session's runtimes must be those made with its own browser");
@@ -32,6 +34,8 @@ export class LiveSession {
     this.views = new LiveViews(
       () => this.page(),
       () => this.touch(),
+      undefined,
+      (err) => logger?.warn({ err, sessionId: record.id }, 'live view closed: the page could not be shown'),
     );
     const context = browser.browser.contexts()[0];
     context.on('page', (page) => {

@@ -27,6 +27,16 @@ export const DEFAULT_LIVE_VIEW_SETTINGS: LiveViewSettings = {
 /** A viewer whose socket has this much unsent data gets no new frame until it catches up. */
 const MAX_BUFFERED_BYTES = 2 * 1024 * 1024;
 
+/**
+ * Tries to show the active page to a viewer (CDP session, screencast, first screenshot) before the
+ * viewer's socket is closed with 1011, so that a view never stays open without frames; the live-view
+ * page reconnects on a close. The n-th retry waits n × ATTACH_RETRY_MS.
+ */
+export const ATTACH_ATTEMPTS = 3;
+const ATTACH_RETRY_MS = 250;
+
+type Shown = { page: Page; cdp: CDPSession };
+
 interface ScreencastFrame {
   data: string;
   sessionId: number;
@@ -56,6 +66,8 @@ export class LiveViews {
     /** Called for every input the interactive view forwards (the session's activity clock). */
     private readonly onInput: () => void,
     private readonly settings: LiveViewSettings = DEFAULT_LIVE_VIEW_SETTINGS,
+    /** Called when a viewer's socket is closed because the page could not be shown to it. */
+    private readonly onAttachFailed: (err: unknown) => void = () => undefined,
   ) {}
 
   get count(): number {
@@ -88,7 +100,7 @@ export class LiveViews {
   private async attach(ws: WebSocket, mode: LiveViewMode): Promise<void> {
     this.viewers.add(ws);
     // The CDP session on the page shown now; replaced when the session's active page changes.
-    let current: { page: Page; cdp: CDPSession } | undefined;
+    let current: Shown | undefined;
     let switching: Promise<void> = Promise.resolve();
     const stop = (c = current) => {
       if (!c) return;
@@ -96,7 +108,14 @@ export class LiveViews {
       void c.cdp.detach().catch(() => undefined);
     };
     const follow = () => {
-      switching = switching.then(() => this.show(ws, (c) => (current = c), current, stop));
+      switching = switching.then(() =>
+        this.showRetrying(
+          ws,
+          (c) => (current = c),
+          () => current,
+          stop,
+        ),
+      );
     };
     const end = () => {
       this.followers.delete(follow);
@@ -116,27 +135,55 @@ export class LiveViews {
   }
 
   /**
+   * `show`, tried up to ATTACH_ATTEMPTS times (the page may close or be busy while it is attached);
+   * then the viewer's socket is closed with 1011 rather than left open without a frame.
+   */
+  private async showRetrying(
+    ws: WebSocket,
+    set: (c: Shown) => void,
+    shown: () => Shown | undefined,
+    stop: (c?: Shown) => void,
+  ): Promise<void> {
+    for (let attempt = 1; ws.readyState === WebSocket.OPEN; attempt++) {
+      try {
+        await this.show(ws, set, shown(), stop);
+        return;
+      } catch (err) {
+        if (ws.readyState !== WebSocket.OPEN) return;
+        if (attempt >= ATTACH_ATTEMPTS) {
+          this.onAttachFailed(err);
+          ws.close(1011, 'the page could not be shown');
+          return;
+        }
+        await new Promise((r) => setTimeout(r, ATTACH_RETRY_MS * attempt));
+      }
+    }
+  }
+
+  /**
    * Streams the session's active page to the viewer: a CDP session of its own on that page, the
    * screencast, and a screenshot first (Chromium sends frames on repaints only, so a viewer of a
-   * still page would wait for the next change). The previous page's CDP session is detached.
+   * still page would wait for the next change). The previous page's CDP session is detached; when
+   * any step fails, this one's is too and the error is thrown.
    */
   private async show(
     ws: WebSocket,
-    set: (c: { page: Page; cdp: CDPSession }) => void,
-    previous: { page: Page; cdp: CDPSession } | undefined,
-    stop: (c?: { page: Page; cdp: CDPSession }) => void,
+    set: (c: Shown) => void,
+    previous: Shown | undefined,
+    stop: (c?: Shown) => void,
   ): Promise<void> {
     if (ws.readyState !== WebSocket.OPEN) return;
+    const page = await this.page();
+    if (previous && previous.page === page) return;
+    stop(previous);
+    const session = await page.context().newCDPSession(page);
+    if (ws.readyState !== WebSocket.OPEN) {
+      void session.detach().catch(() => undefined);
+      return;
+    }
+    const shown: Shown = { page, cdp: session };
+    set(shown);
     try {
-      const page = await this.page();
-      if (previous && previous.page === page) return;
-      stop(previous);
-      const session = await page.context().newCDPSession(page);
-      if (ws.readyState !== WebSocket.OPEN) {
-        void session.detach().catch(() => undefined);
-        return;
-      }
-      set({ page, cdp: session });
       const s = this.settings;
       const interval = 1000 / s.maxFps;
       let lastFrame = 0;
@@ -180,8 +227,9 @@ export class LiveViews {
           }),
         );
       }
-    } catch {
-      // The page closed while it was being attached: the next active page follows (or the view waits).
+    } catch (err) {
+      stop(shown);
+      throw err;
     }
   }
 

@@ -211,7 +211,7 @@ export class SessionManager {
           browser = await this.launchBrowser(slot, dirs);
         }
         runtimes ??= await this.openRuntimes(id, slot, dirs, browser);
-        const made = new LiveSession(record, token, slot, dirs, browser, runtimes);
+        const made = new LiveSession(record, token, slot, dirs, browser, runtimes, this.logger);
         phases.browser = Date.now() - t0;
         const state = profile ? await this.profiles.load(req.teamId, profile.name) : undefined;
         if (replay) {
