@@ -26,10 +26,36 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
   let e2e: E2eStack | undefined;
   let stack: StackProcess;
   let site: LocalServer;
+  /** Webhook deliveries the site received, by path. */
+  const hooks = new Map<
+    string,
+    { type: string; success: boolean; data: unknown[]; [k: string]: unknown }[]
+  >();
+  /** The deliveries to `path` once one of `ending` arrived (a positive barrier). */
+  const deliveredUntil = async (path: string, ending: string[]) => {
+    const until = Date.now() + 300_000;
+    for (;;) {
+      const got = hooks.get(path) ?? [];
+      if (got.some((e) => ending.includes(e.type))) return got;
+      if (Date.now() > until) throw new Error(`no ${ending.join('/')} at ${path}: ${JSON.stringify(got)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
 
   beforeAll(async () => {
     site = await listenLocal((req, res) => {
       const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+      if (req.method === 'POST' && req.url?.startsWith('/hooks/')) {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const list = hooks.get(req.url!) ?? [];
+          list.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+          hooks.set(req.url!, list);
+          res.writeHead(204).end();
+        });
+        return;
+      }
       if (req.url === '/shop') {
         return html(
           '<html><body><a href="/shop/kettle">Kettle</a> <a href="/shop/mug">Mug</a> <a href="/about">About</a></body></html>',
@@ -70,6 +96,7 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
       schema: SCHEMA,
       showSources: true,
       timeout: 900,
+      webhook: { url: `${site.url}/hooks/extract`, metadata: { from: 'js-sdk' } },
     } as never);
     expect(r).toMatchObject({ success: true, status: 'completed' });
     expect(compileSchema(SCHEMA)(r.data)).toBe(true);
@@ -80,6 +107,10 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
     const found = new Set(Object.values((r as { sources: Record<string, string[]> }).sources).flat());
     expect(found.size).toBeGreaterThan(0);
     for (const u of found) expect([`${site.url}/shop/kettle`, `${site.url}/shop/mug`]).toContain(u);
+    // The webhook got started, then completed with the answer the waiter returned (delivered in order).
+    const extractEvents = await deliveredUntil('/hooks/extract', ['extract.completed', 'extract.failed']);
+    expect(extractEvents.map((e) => e.type)).toEqual(['extract.started', 'extract.completed']);
+    expect(extractEvents[1]).toMatchObject({ success: true, data: [r.data], metadata: { from: 'js-sdk' } });
 
     // The agent: its waiter ends on completed or failed, within maxCredits (a 135M model may not
     // find the answer: assert the job, not the answer).
@@ -89,16 +120,29 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
       maxCredits: 7,
       effort: 'low',
       timeout: 900,
+      webhook: `${site.url}/hooks/agent`,
     } as never);
     expect(['completed', 'failed']).toContain(a.status);
     expect(Number.isInteger(a.creditsUsed)).toBe(true);
     expect(a.creditsUsed!).toBeLessThanOrEqual(7);
+    const agentEvents = await deliveredUntil('/hooks/agent', ['agent.completed', 'agent.failed']);
+    expect(agentEvents.map((e) => e.type)).toEqual(['agent.started', `agent.${a.status}`]);
+    expect(agentEvents[1].success).toBe(a.status === 'completed');
     const started = await client.startAgent({
       prompt: 'Find the price',
       urls: [`${site.url}/shop/mug`],
+      webhook: { url: `${site.url}/hooks/cancel`, events: ['cancelled'] },
     } as never);
     expect(await client.cancelAgent(started.id)).toBe(true);
     expect((await client.getAgentStatus(started.id)).status).toBe('failed');
+    // Only the event the webhook asked for.
+    const cancelled = await deliveredUntil('/hooks/cancel', ['agent.cancelled']);
+    expect(cancelled.map((e) => e.type)).toEqual(['agent.cancelled']);
+    expect(cancelled[0]).toMatchObject({
+      success: false,
+      id: started.id,
+      error: 'The agent job was cancelled',
+    });
   }, 900_000);
 
   it('Python SDK: extract() and get_extract_status() parse the answers (status, ints, expires_at)', async () => {

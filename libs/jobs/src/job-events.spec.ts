@@ -103,6 +103,46 @@ describe('JobEvents', () => {
     expect(stream.published[0].event).toMatchObject({ zeroDataRetention: true, type: 'crawl.page' });
   });
 
+  it('types extract and agent events by the job, with the bodies their hooks give, and no page events', async () => {
+    const stream = new EventsDouble();
+    const asked: string[] = [];
+    const events = new JobEvents(stream.messaging, 'batch', {
+      pageEvents: 'all',
+      lifecycleBodies: async (j, kind) => {
+        asked.push(`${j.kind}:${kind}`);
+        if (j.kind === 'extract' && kind === 'completed')
+          return { kind: 'failed', success: false, data: [], error: 'No page gave an answer' };
+        if (j.kind === 'agent' && kind === 'completed')
+          return { kind: 'completed', success: true, data: [{ part: 'A-1' }] };
+        return undefined;
+      },
+    });
+    const extract = job({ kind: 'extract', webhook: { url: 'https://hook.example/' } });
+    await events.lifecycle(extract, 'started');
+    await events.page(extract, page);
+    await events.lifecycle(extract, 'completed');
+    await events.lifecycle(job({ kind: 'agent' }), 'completed');
+    await events.lifecycle(job({ kind: 'agent' }), 'cancelled');
+    // A batch's own events never ask the hook.
+    await events.lifecycle(job({ kind: 'batch' }), 'completed');
+    expect(stream.published.map((p) => [p.event.type, p.event.success])).toEqual([
+      ['extract.started', true],
+      ['extract.failed', false],
+      ['agent.completed', true],
+      ['agent.cancelled', false],
+      ['batch_scrape.completed', true],
+    ]);
+    expect(asked).toEqual(['extract:started', 'extract:completed', 'agent:completed', 'agent:cancelled']);
+    expect(stream.published[1].event).toMatchObject({ error: 'No page gave an answer', data: [] });
+    expect(stream.published[2].event.data).toEqual([{ part: 'A-1' }]);
+    // A completion that turned into `failed` keeps the webhookId of the completion asked for.
+    await events.lifecycle(extract, 'completed');
+    expect(stream.published[5].event.webhookId).toBe(stream.published[1].event.webhookId);
+    // Job kinds without events (none here) publish nothing.
+    await events.lifecycle(job({ kind: 'other' }), 'completed');
+    expect(stream.published).toHaveLength(6);
+  });
+
   it('trims a document too large for an event to its metadata and says where to read it', async () => {
     const stream = new EventsDouble();
     await new JobEvents(stream.messaging, 'batch', { pageEvents: 'all' }).page(job(), {

@@ -7,13 +7,33 @@ import {
   type Document,
   type JobEventInput,
   type WebhookEventKind,
+  type WebhookJobKind,
 } from '@wds/contracts';
 import type { Messaging } from '@wds/messaging';
 import { z } from 'zod';
 import type { JobRow } from './job.types';
 
-/** Job kinds with webhook events. */
-const WEBHOOK_JOB_KINDS: ReadonlySet<string> = new Set(['crawl', 'batch']);
+/** Job kinds whose events are typed by their service (`crawl`, `batch_scrape`). */
+const PAGE_JOB_KINDS: ReadonlySet<string> = new Set(['crawl', 'batch']);
+/** Job kinds the batch service runs beside batches, whose events are typed by the job (ADR 0023). */
+const OWN_EVENT_KINDS: ReadonlySet<string> = new Set(['extract', 'agent']);
+
+/** A job's lifecycle moments (every event kind but `page`). */
+export type LifecycleKind = Exclude<WebhookEventKind, 'page'>;
+
+/** What a lifecycle event says when the job's own state decides it (extract, agent). */
+export interface LifecycleEventBody {
+  /** The event's kind: an extract whose pages all gave no answer completes as `failed`. */
+  kind: LifecycleKind;
+  success: boolean;
+  /** The answer of a completed job (one element), else empty. */
+  data: unknown[];
+  error?: string;
+  warning?: string;
+}
+
+/** The body of a job's lifecycle event, or undefined for the default (`data: []`). */
+export type LifecycleBodies = (job: JobRow, kind: LifecycleKind) => Promise<LifecycleEventBody | undefined>;
 
 /** A page document larger than this travels trimmed (metadata only) in its event. */
 export const EVENT_DOCUMENT_MAX_BYTES = 256 * 1024;
@@ -43,6 +63,8 @@ export function jobPageEventsEnv() {
 export interface JobEventsOptions {
   /** Default `webhook`. */
   pageEvents?: JobPageEvents;
+  /** Bodies of the lifecycle events of job kinds that answer as a whole (the page hooks'). */
+  lifecycleBodies?: LifecycleBodies;
 }
 
 export interface PageEventInput {
@@ -69,17 +91,29 @@ export class JobEvents {
 
   /**
    * A reopened job's later rounds get their own webhookIds: their `completed` is a new event.
-   * A failed job's event carries no `error` (api-v2.md allows it on page events only): the reason
-   * is in the job's errors, where whoever ends a job as failed records it (`JobStore.end`).
+   * A failed crawl or batch's event carries no `error` (api-v2.md allows it on page events only):
+   * the reason is in the job's errors, where whoever ends a job as failed records it
+   * (`JobStore.end`). Extract and agent jobs answer as a whole: their events' bodies (the answer,
+   * or why there is none) come from `lifecycleBodies`, and their webhookId from the moment asked
+   * for, so an extract that completes without an answer sends one `failed` event however often
+   * its completion is published.
    */
-  async lifecycle(job: JobRow, kind: Exclude<WebhookEventKind, 'page'>): Promise<void> {
-    const success = kind !== 'failed';
+  async lifecycle(job: JobRow, kind: LifecycleKind): Promise<void> {
+    if (this.eventJobKind(job) === undefined) return;
     const webhookId =
       job.reopened > 0 ? stableUuid(job.id, kind, `round:${job.reopened}`) : stableUuid(job.id, kind);
-    await this.send(job, kind, webhookId, { success, data: [] });
+    const own = OWN_EVENT_KINDS.has(job.kind) ? await this.opts.lifecycleBodies?.(job, kind) : undefined;
+    const { kind: said, ...body } = own ?? {
+      kind,
+      success: kind !== 'failed' && kind !== 'cancelled',
+      data: [],
+    };
+    await this.send(job, said, webhookId, body);
   }
 
   async page(job: JobRow, input: PageEventInput): Promise<void> {
+    // Extract and agent jobs have no page events: their answer comes whole, with `completed`.
+    if (!PAGE_JOB_KINDS.has(job.kind)) return;
     const webhook = this.webhookOf(job);
     const wanted = webhook !== undefined && webhookWants(webhook, 'page');
     // A zero-data-retention job's documents go to its own webhook only, never to the stream at large.
@@ -109,19 +143,24 @@ export class JobEvents {
     return parsed.success ? parsed.data : undefined;
   }
 
+  /** The kind a job's events are typed by, or undefined for a kind without events. */
+  private eventJobKind(job: JobRow): WebhookJobKind | undefined {
+    if (PAGE_JOB_KINDS.has(job.kind)) return this.jobKind;
+    return OWN_EVENT_KINDS.has(job.kind) ? (job.kind as WebhookJobKind) : undefined;
+  }
+
   private async send(
     job: JobRow,
     kind: WebhookEventKind,
     webhookId: string,
-    body: { success: boolean; data: Document[]; error?: string },
+    body: { success: boolean; data: unknown[]; error?: string; warning?: string },
   ): Promise<void> {
-    // Only crawl and batch jobs have webhook events: the other kinds a job service runs (the batch
-    // service's extract and agent jobs) send none.
-    if (!WEBHOOK_JOB_KINDS.has(job.kind)) return;
+    const jobKind = this.eventJobKind(job);
+    if (jobKind === undefined) return;
     const webhook = this.webhookOf(job);
     const event: JobEventInput = {
       ...body,
-      type: webhookEventType(this.jobKind, kind),
+      type: webhookEventType(jobKind, kind),
       id: job.id,
       webhookId,
       teamId: job.teamId,

@@ -48,7 +48,11 @@ export class JobRuntime {
       // The watchdog renews the leases of running jobs: several passes fit in one lease.
       teamLeaseMs: Math.max(DEFAULT_TEAM_LEASE_MS, 4 * opts.watchdog.intervalMs),
     });
-    this.events = new JobEvents(messaging, kind, { pageEvents: opts.pageEvents ?? 'webhook' });
+    const lifecycleBodies = opts.runner.hooks.lifecycleEvent?.bind(opts.runner.hooks);
+    this.events = new JobEvents(messaging, kind, {
+      pageEvents: opts.pageEvents ?? 'webhook',
+      ...(lifecycleBodies ? { lifecycleBodies } : {}),
+    });
     this.dispatcher = new PageDispatcher(messaging, opts.runner.subject, kind);
     this.runner = new PageRunner(messaging, this.store, this.events, logger, opts.runner);
     const { reseed, ...timings } = opts.watchdog;

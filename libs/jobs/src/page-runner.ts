@@ -18,7 +18,7 @@ import {
 import { CreditBlocks, type CreditHold } from '@wds/credits';
 import type { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
-import type { JobEvents } from './job-events';
+import type { JobEvents, LifecycleEventBody, LifecycleKind } from './job-events';
 import type { JobStore } from './job-store';
 import type { JobRow, PageCandidate, PageResult } from './job.types';
 import { PageDispatcher } from './page-dispatcher';
@@ -70,6 +70,11 @@ export interface PageJobHooks {
    * watchdog's `reseed` of an idle unseeded job is the last resort.
    */
   drained?(job: JobRow): Promise<void>;
+  /**
+   * The body of a lifecycle event of a job kind that answers as a whole (extract, agent): its
+   * answer with `completed`, or why it has none (default: `data: []`).
+   */
+  lifecycleEvent?(job: JobRow, kind: LifecycleKind): Promise<LifecycleEventBody | undefined>;
 }
 
 /** Per-page fields of the scrape request that are not scrape options. */

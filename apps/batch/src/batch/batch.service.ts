@@ -45,12 +45,13 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
   ) {
     this.agents = new AgentJobs(messaging, logger, config);
     const settings = jobServiceSettings(config, BATCH_JOB_KIT.envPrefix);
+    const hooks = new JobKindHooks(new BatchPageHooks(), this.agents);
     this.jobs = createJobRuntime(
       BATCH_JOB_KIT,
       { messaging, database, logger },
       {
         settings,
-        hooks: new JobKindHooks(new BatchPageHooks(), this.agents),
+        hooks,
         // The gateway got no answer for such a batch, so nobody waits for it: fail it, charge nothing.
         reseed: (job, runtime) => this.failUnseeded(job, runtime),
       },
@@ -62,10 +63,11 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
     });
     this.queries = new JobQueries(messaging, store, events, { kind: 'batch', rpcs: BATCH_RPC });
     const { retentionMs } = settings;
-    this.createExtract = new CreateExtractUseCase(messaging, store, dispatcher, retentionMs);
+    this.createExtract = new CreateExtractUseCase(messaging, store, dispatcher, events, retentionMs);
     this.readExtract = new ReadExtractUseCase(store);
-    this.agentDeps = { store, dispatcher, read: this.readExtract, retentionMs };
+    this.agentDeps = { store, dispatcher, events, read: this.readExtract, retentionMs };
     this.agents.attach(store);
+    hooks.attach(this.readExtract);
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -10,7 +10,7 @@ import {
   type PageTask,
 } from '@wds/contracts';
 import { reportTokens } from '@wds/credits';
-import type { JobRow, JobStore, PageDispatcher, PageWork, PageWorkResult } from '@wds/jobs';
+import type { JobEvents, JobRow, JobStore, PageDispatcher, PageWork, PageWorkResult } from '@wds/jobs';
 import type { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import type { BatchConfig } from '../config';
@@ -58,6 +58,7 @@ export function agentTimeoutMs(maxCredits: number, serviceTimeoutMs: number): nu
 export interface AgentJobDeps {
   store: JobStore;
   dispatcher: PageDispatcher;
+  events: JobEvents;
   read: ReadExtractUseCase;
   retentionMs: number;
 }
@@ -114,7 +115,10 @@ export class AgentJobs implements AgentWorkFactory {
       zeroDataRetention: cmd.zeroDataRetention,
       retentionMs: deps.retentionMs,
       teamConcurrency: cmd.teamConcurrency,
+      webhook: cmd.webhook as Record<string, unknown> | undefined,
     });
+    const job = await deps.store.get(cmd.jobId);
+    if (job && !job.seeded) await deps.events.lifecycle(job, 'started');
     const outcome = await deps.store.addPages(
       cmd.jobId,
       [{ urlKey: AGENT_TASK_KEY, url: cmd.urls[0] ?? `agent:${cmd.jobId}`, depth: 0 }],
@@ -134,6 +138,7 @@ export class AgentJobs implements AgentWorkFactory {
     const job = await deps.read.owned(ref, [AGENT_KIND]);
     if (job.status === 'scraping' && (await deps.store.end(job.id, 'cancelled'))) {
       void this.runner.cancel(job.id);
+      await deps.events.lifecycle(job, 'cancelled');
     }
     const now = await deps.store.get(job.id);
     const status = now?.status ?? job.status;

@@ -7,7 +7,7 @@ import {
   type ExtractCreateReply,
   type ExtractCreateRequest,
 } from '@wds/contracts';
-import type { JobStore, PageDispatcher } from '@wds/jobs';
+import type { JobEvents, JobStore, PageDispatcher } from '@wds/jobs';
 import type { Messaging } from '@wds/messaging';
 import { pageCandidates } from '../batch/batch-options';
 import { extractJobOptions } from './extract-options';
@@ -28,6 +28,7 @@ export class CreateExtractUseCase {
     private readonly messaging: Messaging,
     private readonly store: JobStore,
     private readonly dispatcher: PageDispatcher,
+    private readonly events: JobEvents,
     private readonly retentionMs: number,
   ) {}
 
@@ -64,7 +65,12 @@ export class CreateExtractUseCase {
       zeroDataRetention: false,
       retentionMs: this.retentionMs,
       teamConcurrency: cmd.teamConcurrency,
+      webhook: cmd.webhook as Record<string, unknown> | undefined,
     });
+    const job = await this.store.get(cmd.jobId);
+    // `started` before the pages, whose end sends `completed` (a retried create sends it again
+    // under the same webhookId: the events stream and the webhook outbox drop the repeat).
+    if (job && !job.seeded) await this.events.lifecycle(job, 'started');
     const outcome = await this.store.addPages(cmd.jobId, pageCandidates(urls), { seeded: true });
     await this.dispatcher.publish(outcome.dispatch);
     return { id: cmd.jobId, pages: urls.length };

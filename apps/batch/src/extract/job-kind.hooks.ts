@@ -5,8 +5,17 @@ import {
   type PageTask,
   type ScrapeRequestInput,
 } from '@wds/contracts';
-import type { JobRow, PageCost, PageJobHooks, PageWork } from '@wds/jobs';
+import {
+  EVENT_DOCUMENT_MAX_BYTES,
+  type JobRow,
+  type LifecycleEventBody,
+  type LifecycleKind,
+  type PageCost,
+  type PageJobHooks,
+  type PageWork,
+} from '@wds/jobs';
 import { extractOptionsOf, extractPageRecord } from './extract-options';
+import type { ReadExtractUseCase } from './read-extract.usecase';
 
 /** Job kinds the batch service runs besides batch scrapes. */
 export const EXTRACT_KIND = 'extract';
@@ -30,10 +39,48 @@ export interface AgentWorkFactory {
  * tokens under `extract`), and the agent job's single task, which runs the browser agent.
  */
 export class JobKindHooks implements PageJobHooks {
+  private read: ReadExtractUseCase | undefined;
+
   constructor(
     private readonly batch: PageJobHooks,
     private readonly agents: AgentWorkFactory,
   ) {}
+
+  /** How the jobs' state is read for their events (the runtime's store, built after these hooks). */
+  attach(read: ReadExtractUseCase): void {
+    this.read = read;
+  }
+
+  /**
+   * Extract and agent events say how the job ended as GET /v2/extract/{id} and GET /v2/agent/{id}
+   * tell it: `completed` carries the answer (one element of `data`; an answer larger than an
+   * event says where to read it instead), and a job that ended without one (every page failed or
+   * gave no valid answer, the agent stopped short) sends `failed` with the reason.
+   */
+  async lifecycleEvent(job: JobRow, kind: LifecycleKind): Promise<LifecycleEventBody | undefined> {
+    if (job.kind !== EXTRACT_KIND && job.kind !== AGENT_KIND) return undefined;
+    const noun = job.kind === AGENT_KIND ? 'agent' : 'extract';
+    if (kind === 'started') return undefined;
+    if (kind === 'cancelled') {
+      return { kind, success: false, data: [], error: `The ${noun} job was cancelled` };
+    }
+    if (!this.read) throw new Error('job kind hooks used before the job reader was attached');
+    const reply = await this.read.execute({ teamId: job.teamId, jobId: job.id });
+    if (kind === 'failed' || reply.status === 'failed' || reply.status === 'cancelled') {
+      return { kind: 'failed', success: false, data: [], error: reply.error ?? `The ${noun} job failed` };
+    }
+    if (reply.status !== 'completed') return undefined;
+    const answer = reply.data ?? null;
+    if (Buffer.byteLength(JSON.stringify(answer)) > EVENT_DOCUMENT_MAX_BYTES) {
+      return {
+        kind,
+        success: true,
+        data: [],
+        warning: `The answer is too large for an event; read it from GET /v2/${noun}/${job.id}`,
+      };
+    }
+    return { kind, success: true, data: [answer], ...(reply.warning ? { warning: reply.warning } : {}) };
+  }
 
   scrapeRequest(job: JobRow, task: PageTask): ScrapeRequestInput {
     if (job.kind === EXTRACT_KIND) {

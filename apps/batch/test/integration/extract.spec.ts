@@ -75,6 +75,17 @@ describe('extract jobs through the gateway (real services and a real model serve
     }
   };
 
+  /** The job's events on the events stream once one of `ending` arrived (a positive barrier). */
+  const eventsUntil = async (id: string, ending: string[]) => {
+    const until = Date.now() + 60_000;
+    for (;;) {
+      const events = stack.events.filter((e) => e.id === id);
+      if (events.some((e) => ending.includes(e.type))) return events;
+      if (Date.now() > until) throw new Error(`no ${ending.join('/')} event: ${JSON.stringify(events)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+
   beforeAll(async () => {
     buildServices();
     model = await startTestModelServer({ contextTokens: 4096, parallel: 2 });
@@ -114,6 +125,7 @@ describe('extract jobs through the gateway (real services and a real model serve
         systemPrompt: 'Answer briefly.',
         schema: SCHEMA,
         showSources: true,
+        webhook: { url: 'https://hooks.example.com/extract', metadata: { run: 7 } },
       });
       expect({ status: res.status, body: res.body }).toMatchObject({ status: 200 });
       expect(res.body).toEqual({
@@ -150,6 +162,18 @@ describe('extract jobs through the gateway (real services and a real model serve
       const activity = await stack.call('GET', '/v2/team/activity?endpoint=extract', { key: team.apiKey });
       expect(activity.status).toBe(200);
       expect(JSON.stringify(activity.body)).toContain(res.body.id);
+      // Its webhook events: started, then completed with the answer the status gives (no page events).
+      const events = await eventsUntil(res.body.id, ['extract.completed', 'extract.failed']);
+      expect(events.map((e) => e.type)).toEqual(['extract.started', 'extract.completed']);
+      expect(events[1]).toMatchObject({
+        success: true,
+        data: [done.data],
+        teamId: team.teamId,
+        metadata: { run: 7 },
+        webhook: { url: 'https://hooks.example.com/extract', metadata: { run: 7 } },
+      });
+      expect(events[0]).toMatchObject({ success: true, data: [] });
+      expect(new Set(events.map((e) => e.webhookId)).size).toBe(2);
     },
     JOB_TIMEOUT_MS + 60_000,
   );
@@ -180,7 +204,11 @@ describe('extract jobs through the gateway (real services and a real model serve
   it(
     'fails a job whose pages all fail, with their reasons, and charges nothing for them',
     async () => {
-      const res = await start({ urls: ['http://127.0.0.1:9/unreachable'], prompt: 'Anything' });
+      const res = await start({
+        urls: ['http://127.0.0.1:9/unreachable'],
+        prompt: 'Anything',
+        webhook: 'https://hooks.example.com/failed',
+      });
       expect(res.status).toBe(200);
       const done = await waitEnded(res.body.id);
       expect(done).toMatchObject({
@@ -191,6 +219,10 @@ describe('extract jobs through the gateway (real services and a real model serve
         tokensUsed: 0,
       });
       expect(done.error).toContain('127.0.0.1:9');
+      // The job's pages completed, but without an answer: its event is `failed`, with the reason.
+      const events = await eventsUntil(res.body.id, ['extract.completed', 'extract.failed']);
+      expect(events.map((e) => e.type)).toEqual(['extract.started', 'extract.failed']);
+      expect(events[1]).toMatchObject({ success: false, data: [], error: done.error });
     },
     JOB_TIMEOUT_MS,
   );
@@ -201,7 +233,11 @@ describe('extract jobs through the gateway (real services and a real model serve
       [{ urls: [page('/docs/a')], prompt: 'x', enableWebSearch: true }, 'no web search'],
       [{ urls: Array.from({ length: 11 }, (_, i) => page(`/p${i}`)), prompt: 'x' }, 'urls'],
       [{ urls: [page('/docs/a')] }, 'prompt, a schema, or both'],
-      [{ urls: [page('/docs/a')], prompt: 'x', webhook: 'http://127.0.0.1:9/' }, 'no webhooks'],
+      [
+        { urls: [page('/docs/a')], prompt: 'x', webhook: { url: 'https://h.example.com', events: ['page'] } },
+        'no page events',
+      ],
+      [{ urls: [page('/docs/a')], prompt: 'x', webhook: 'file:///etc/passwd' }, 'webhook'],
       [{ urls: ['ftp://example.com/file'], prompt: 'x', ignoreInvalidURLs: false }, 'Invalid URL'],
       [{ urls: [page('/nothing-here/*')], prompt: 'x' }, 'matched no page'],
     ];
@@ -341,7 +377,13 @@ describe('extract jobs through the gateway (real services and a real model serve
     async () => {
       const res = await stack.call('POST', '/v2/agent', {
         key: team.apiKey,
-        json: { prompt: AGENT_TASKS[0].prompt, urls: [`${agentSite.url}/`], maxCredits: 40, effort: 'low' },
+        json: {
+          prompt: AGENT_TASKS[0].prompt,
+          urls: [`${agentSite.url}/`],
+          maxCredits: 40,
+          effort: 'low',
+          webhook: { url: 'https://hooks.example.com/agent', events: ['completed', 'failed'] },
+        },
       });
       expect({ status: res.status, body: res.body }).toMatchObject({ status: 200, body: { success: true } });
       const done = await waitAgent(res.body.id);
@@ -367,6 +409,19 @@ describe('extract jobs through the gateway (real services and a real model serve
       expect(viaExtract.body).toMatchObject({ status: done.status, creditsUsed: done.creditsUsed });
       const activity = await stack.call('GET', '/v2/team/activity?endpoint=agent', { key: team.apiKey });
       expect(JSON.stringify(activity.body)).toContain(res.body.id);
+      // Its events say what the status says: the answer with `completed`, the reason with `failed`
+      // (every event is published; the webhooks service applies the webhook's filter).
+      const events = await eventsUntil(res.body.id, ['agent.completed', 'agent.failed']);
+      expect(events.map((e) => e.type)).toEqual(['agent.started', `agent.${done.status}`]);
+      expect(events[1]).toMatchObject(
+        done.status === 'completed'
+          ? { success: true, data: [done.data] }
+          : { success: false, data: [], error: done.error },
+      );
+      expect(events[1].webhook).toEqual({
+        url: 'https://hooks.example.com/agent',
+        events: ['completed', 'failed'],
+      });
     },
     JOB_TIMEOUT_MS + 60_000,
   );
@@ -448,13 +503,27 @@ describe('extract jobs through the gateway (real services and a real model serve
   it('cancels an agent job: its status reads failed (never cancelled), and bad agent input is a 400', async () => {
     const res = await stack.call('POST', '/v2/agent', {
       key: team.apiKey,
-      json: { prompt: 'Find the archive code of Harbour lights', urls: [`${agentSite.url}/`], maxCredits: 7 },
+      json: {
+        prompt: 'Find the archive code of Harbour lights',
+        urls: [`${agentSite.url}/`],
+        maxCredits: 7,
+        webhook: 'https://hooks.example.com/cancelled',
+      },
     });
     expect(res.status).toBe(200);
     const cancel = await stack.call('DELETE', `/v2/agent/${res.body.id}`, { key: team.apiKey });
     expect(cancel).toEqual({ status: 200, body: { success: true } });
     const after = await stack.call('GET', `/v2/agent/${res.body.id}`, { key: team.apiKey });
     expect(after.body).toMatchObject({ success: true, status: 'failed', stopReason: 'cancelled' });
+    const events = await eventsUntil(res.body.id, ['agent.cancelled']);
+    expect(events.map((e) => e.type)).toEqual(['agent.started', 'agent.cancelled']);
+    expect(events[1]).toMatchObject({ success: false, data: [], error: 'The agent job was cancelled' });
+    const actions = await stack.call('POST', '/v2/agent', {
+      key: team.apiKey,
+      json: { prompt: 'x', webhook: { url: 'https://h.example.com', events: ['action'] } },
+    });
+    expect(actions.status).toBe(400);
+    expect(actions.body.error).toContain('no action events');
     expect((await stack.call('POST', '/v2/agent', { key: team.apiKey, json: {} })).status).toBe(400);
     const threads = await stack.call('POST', '/v2/agent', {
       key: team.apiKey,

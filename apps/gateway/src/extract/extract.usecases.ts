@@ -55,6 +55,7 @@ export class ExtractUseCases {
         ...(request.timeout !== undefined ? { pageTimeoutMs: request.timeout } : {}),
         teamConcurrency: team.limits.maxConcurrency,
         apiKey: team.keyPrefix,
+        ...(request.webhook ? { webhook: request.webhook } : {}),
       },
       { timeoutMs: CREATE_TIMEOUT_MS },
     );
@@ -108,6 +109,7 @@ export class ExtractUseCases {
       zeroDataRetention: request.zeroDataRetention ?? false,
       teamConcurrency: team.limits.maxConcurrency,
       apiKey: team.keyPrefix,
+      ...(request.webhook ? { webhook: request.webhook } : {}),
     });
     await this.activity.execute({
       team,

@@ -48,10 +48,44 @@ describe('planDelivery', () => {
     expect(planDelivery(base)!.zeroDataRetention).toBe(false);
   });
 
-  it('orders phases started < page < completed = failed', () => {
+  it('orders phases started < page < completed = failed = cancelled', () => {
     const phase = (type: JobEvent['type']) => planDelivery({ ...base, type })!.phase;
     expect([phase('batch_scrape.started'), phase('crawl.page'), phase('crawl.completed')]).toEqual([0, 1, 2]);
     expect(phase('batch_scrape.failed')).toBe(2);
+    expect([phase('agent.started'), phase('agent.cancelled'), phase('extract.completed')]).toEqual([0, 2, 2]);
+  });
+
+  it('sends why an extract or agent job failed, what its answer leaves out, and the answer itself', () => {
+    const failed = planDelivery({
+      ...base,
+      type: 'agent.failed',
+      success: false,
+      data: [],
+      error: 'no answer',
+    })!;
+    expect(JSON.parse(failed.body.toString('utf8'))).toEqual({
+      success: false,
+      type: 'agent.failed',
+      id: base.id,
+      webhookId: base.webhookId,
+      data: [],
+      metadata: { run: 7 },
+      error: 'no answer',
+    });
+    const done = planDelivery({
+      ...base,
+      type: 'extract.completed',
+      data: [{ title: 'x', tags: ['a'] }],
+      warning: '1 page(s) could not be read',
+    })!;
+    expect(JSON.parse(done.body.toString('utf8'))).toMatchObject({
+      data: [{ title: 'x', tags: ['a'] }],
+      warning: '1 page(s) could not be read',
+    });
+    // A crawl's warning-free body stays as api-v2.md gives it.
+    expect(JSON.parse(planDelivery({ ...base, warning: 'x' })!.body.toString('utf8'))).not.toHaveProperty(
+      'warning',
+    );
   });
 
   it('skips jobs without a webhook and events the filter excludes', () => {

@@ -1,5 +1,6 @@
 import {
   webhookEventKind,
+  webhookJobKind,
   webhookWants,
   type JobEvent,
   type WebhookEvent,
@@ -7,7 +8,13 @@ import {
 } from '@wds/contracts';
 
 /** Delivery order within a job: every page after `started`, `completed`/`failed` after every page. */
-export const PHASE: Record<WebhookEventKind, number> = { started: 0, page: 1, completed: 2, failed: 2 };
+export const PHASE: Record<WebhookEventKind, number> = {
+  started: 0,
+  page: 1,
+  completed: 2,
+  failed: 2,
+  cancelled: 2,
+};
 
 /** Headers a webhook configuration may not set: the transport and the signature are ours. */
 const RESERVED_HEADERS = new Set([
@@ -46,8 +53,10 @@ export function planDelivery(event: JobEvent): PlannedDelivery | undefined {
   const kind = webhookEventKind(event.type);
   if (!webhookWants(config, kind)) return undefined;
   const metadata = event.metadata ?? config.metadata;
-  // The spec's body, fields in its order; `error` only on a page event whose producer set it
-  // (api-v2.md: "Only on crawl.page"). Routing fields and the ZDR flag stay out of it.
+  // The spec's body, fields in its order; on crawl and batch events `error` only on a page event
+  // whose producer set it (api-v2.md: "Only on crawl.page"); extract and agent events say why they
+  // failed, and `warning` what their answer leaves out. Routing fields and the ZDR flag stay out.
+  const ownEvents = ['extract', 'agent'].includes(webhookJobKind(event.type));
   const body: WebhookEvent = {
     success: event.success,
     type: event.type,
@@ -55,7 +64,8 @@ export function planDelivery(event: JobEvent): PlannedDelivery | undefined {
     webhookId: event.webhookId,
     data: event.data,
     ...(metadata !== undefined ? { metadata } : {}),
-    ...(kind === 'page' && event.error !== undefined ? { error: event.error } : {}),
+    ...((kind === 'page' || ownEvents) && event.error !== undefined ? { error: event.error } : {}),
+    ...(ownEvents && event.warning !== undefined ? { warning: event.warning } : {}),
   };
   const url = new URL(config.url);
   return {

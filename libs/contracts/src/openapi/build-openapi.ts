@@ -197,7 +197,7 @@ function build(serverUrl: string): OpenApiDocument {
     webhooks: {
       jobEvent: {
         post: {
-          summary: 'Crawl and batch scrape events delivered to the webhook URL of the job',
+          summary: 'Crawl, batch scrape, extract and agent events delivered to the webhook URL of the job',
           parameters: [
             {
               name: WEBHOOK_SIGNATURE_HEADER,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { publicBody } from '../common/public-body';
 import { HttpUrl } from '../common/url';
+import { AgentWebhookOption } from '../webhooks/webhook-config';
 import { JsonSchemaObject } from '../scrape/formats';
 import { EXTRACT_MAX_URLS, JOB_PROMPT_MAX } from './extract';
 
@@ -30,7 +31,9 @@ export const AgentRequest = publicBody({
   model: z.string().max(100).optional().describe('Accepted; the configured LLM runs every job'),
   effort: z.enum(['low', 'medium', 'high']).optional().describe('low: 10 steps, medium: 18, high: 25'),
   zeroDataRetention: z.boolean().optional(),
-  webhook: notAvailable('webhook: agent jobs send no webhooks here; poll GET /v2/agent/{id}'),
+  webhook: AgentWebhookOption.optional().describe(
+    'Events agent.started, agent.completed (with the answer), agent.failed and agent.cancelled; a bare URL is short for {url}',
+  ),
   threatProtection: notAvailable('threatProtection is not available on this service'),
   auditMetadata: z
     .object({ username: z.string().max(1024).optional() })

@@ -3,6 +3,7 @@ import { publicBody } from '../common/public-body';
 import { refineUrlList, splitUrlList } from '../common/url';
 import { JsonSchemaObject } from '../scrape/formats';
 import { ScrapeOptions } from '../scrape/scrape-request';
+import { ExtractWebhookOption } from '../webhooks/webhook-config';
 
 /** At most this many URLs (or URL globs) per extract request (Firecrawl's limit). */
 export const EXTRACT_MAX_URLS = 10;
@@ -57,8 +58,8 @@ export const ExtractRequest = publicBody({
   agent: notAvailable(
     'agent: extraction driven by the browser agent is not available here; use POST /v2/agent',
   ).describe('Refused: use POST /v2/agent'),
-  webhook: notAvailable('webhook: extract jobs send no webhooks here; poll GET /v2/extract/{id}').describe(
-    'Refused: extract jobs send no webhooks',
+  webhook: ExtractWebhookOption.optional().describe(
+    'Events extract.started, extract.completed (with the answer) and extract.failed; a bare URL is short for {url}',
   ),
   threatProtection: notAvailable('threatProtection is not available on this service').describe('Refused'),
 })

@@ -1,4 +1,14 @@
-import { WebhookEvent, WebhookOption, webhookEventKind, webhookEventType, webhookWants } from '../../index';
+import {
+  AgentWebhookOption,
+  ExtractWebhookOption,
+  JobEvent,
+  WebhookEvent,
+  WebhookOption,
+  webhookEventKind,
+  webhookEventType,
+  webhookJobKind,
+  webhookWants,
+} from '../../index';
 
 describe('WebhookOption', () => {
   it('normalises a bare URL string to {url}', () => {
@@ -27,6 +37,28 @@ describe('WebhookOption', () => {
   });
 });
 
+describe('extract and agent webhook options', () => {
+  const url = 'https://hooks.example.com/x';
+
+  it('take the events of their jobs and refuse the others with the reason', () => {
+    expect(ExtractWebhookOption.parse(url)).toEqual({ url });
+    expect(ExtractWebhookOption.parse({ url, events: ['completed'] }).events).toEqual(['completed']);
+    const page = ExtractWebhookOption.safeParse({ url, events: ['page'] });
+    expect(page.success).toBe(false);
+    expect(JSON.stringify(page.error?.issues)).toContain('no page events');
+    expect(AgentWebhookOption.parse({ url, events: ['cancelled', 'failed'] }).events).toEqual([
+      'cancelled',
+      'failed',
+    ]);
+    const action = AgentWebhookOption.safeParse({ url, events: ['action'] });
+    expect(action.success).toBe(false);
+    expect(JSON.stringify(action.error?.issues)).toContain('no action events');
+    // A crawl or batch never sends `cancelled`, so its webhook cannot ask for it.
+    expect(WebhookOption.safeParse({ url, events: ['cancelled'] }).success).toBe(false);
+    expect(ExtractWebhookOption.safeParse({ url, events: ['cancelled'] }).success).toBe(false);
+  });
+});
+
 describe('WebhookEvent', () => {
   const base = {
     success: true,
@@ -51,9 +83,40 @@ describe('WebhookEvent', () => {
     expect(WebhookEvent.safeParse({ ...base, type: 'crawl.finished' }).success).toBe(false);
   });
 
+  it('accepts the extract and agent event types, with any answer in data', () => {
+    for (const type of ['extract.started', 'extract.completed', 'extract.failed']) {
+      expect(WebhookEvent.safeParse({ ...base, type, data: [{ title: 'x' }] }).success).toBe(true);
+    }
+    for (const type of ['agent.started', 'agent.completed', 'agent.failed', 'agent.cancelled']) {
+      expect(WebhookEvent.safeParse({ ...base, type, data: ['a text answer'] }).success).toBe(true);
+    }
+    expect(WebhookEvent.safeParse({ ...base, type: 'extract.page' }).success).toBe(false);
+    expect(WebhookEvent.safeParse({ ...base, type: 'crawl.cancelled' }).success).toBe(false);
+  });
+
+  it('keeps crawl and batch data to page documents, and extract answers whole', () => {
+    const event = { ...base, teamId: 't1' };
+    expect(JobEvent.safeParse({ ...event, type: 'crawl.page', data: ['not a document'] }).success).toBe(
+      false,
+    );
+    expect(JobEvent.safeParse({ ...event, type: 'crawl.page', data: [{ markdown: '# x' }] }).success).toBe(
+      true,
+    );
+    const answer = { title: 'x', price: 3, tags: ['a'] };
+    const parsed = JobEvent.parse({ ...event, type: 'extract.completed', data: [answer] });
+    expect(parsed.data).toEqual([answer]);
+  });
+
   it('maps between event types and kinds', () => {
     expect(webhookEventKind('batch_scrape.page')).toBe('page');
     expect(webhookEventType('batch', 'started')).toBe('batch_scrape.started');
     expect(webhookEventType('crawl', 'failed')).toBe('crawl.failed');
+    expect(webhookEventType('extract', 'completed')).toBe('extract.completed');
+    expect(webhookEventType('agent', 'cancelled')).toBe('agent.cancelled');
+    expect(() => webhookEventType('crawl', 'cancelled')).toThrow('crawl jobs have no cancelled events');
+    expect(() => webhookEventType('extract', 'page')).toThrow();
+    expect(webhookEventKind('agent.cancelled')).toBe('cancelled');
+    expect(webhookJobKind('batch_scrape.page')).toBe('batch');
+    expect(webhookJobKind('agent.failed')).toBe('agent');
   });
 });

@@ -7,6 +7,7 @@ import {
 } from '../../api/extract/extract';
 import { JsonSchemaObject } from '../../api/scrape/formats';
 import { ScrapeOptions } from '../../api/scrape/scrape-request';
+import { WebhookConfig } from '../../api/webhooks/webhook-config';
 import { defineRpc } from '../define';
 import { JobRef } from '../jobs';
 
@@ -41,6 +42,8 @@ export const ExtractCreateRequest = z.object({
   teamConcurrency: z.int().min(1),
   /** Lookup prefix of the API key, for the token usage of the pages (null without one). */
   apiKey: z.string().min(1).max(64).nullable().default(null),
+  /** Where the job's events go (extract kinds only; validated by the public schema). */
+  webhook: WebhookConfig.optional(),
 });
 export type ExtractCreateRequest = z.output<typeof ExtractCreateRequest>;
 export type ExtractCreateRequestInput = z.input<typeof ExtractCreateRequest>;
@@ -63,6 +66,8 @@ export const AgentCreateRequest = z.object({
   zeroDataRetention: z.boolean().default(false),
   teamConcurrency: z.int().min(1),
   apiKey: z.string().min(1).max(64).nullable().default(null),
+  /** Where the job's events go (agent kinds only; validated by the public schema). */
+  webhook: WebhookConfig.optional(),
 });
 export type AgentCreateRequest = z.output<typeof AgentCreateRequest>;
 export type AgentCreateRequestInput = z.input<typeof AgentCreateRequest>;

@@ -1,8 +1,12 @@
 import { z } from 'zod';
-import { WebhookEvent } from '../../api/webhooks/webhook-event';
+import { Document } from '../../api/scrape/document';
+import { WebhookEvent, webhookJobKind } from '../../api/webhooks/webhook-event';
 import { WebhookConfig } from '../../api/webhooks/webhook-config';
 
-/** A crawl/batch lifecycle event: the webhook body plus what the deliverer needs to route it. */
+/**
+ * A job lifecycle event (crawl, batch scrape, extract, agent): the webhook body plus what the
+ * deliverer needs to route it. The `data` of crawl and batch scrape events are page documents.
+ */
 export const JobEvent = WebhookEvent.extend({
   teamId: z.string().min(1),
   /** Absent when the job has no webhook; the event is still recorded. */
@@ -19,6 +23,14 @@ export const JobEvent = WebhookEvent.extend({
    * sent to the receiver. Absent means false.
    */
   zeroDataRetention: z.boolean().optional(),
+}).superRefine((event, ctx) => {
+  const kind = webhookJobKind(event.type);
+  if (kind !== 'crawl' && kind !== 'batch') return;
+  event.data.forEach((d, i) => {
+    if (!Document.safeParse(d).success) {
+      ctx.addIssue({ code: 'custom', path: ['data', i], message: 'not a page document' });
+    }
+  });
 });
 export type JobEvent = z.output<typeof JobEvent>;
 export type JobEventInput = z.input<typeof JobEvent>;
