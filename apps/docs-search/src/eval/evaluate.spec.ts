@@ -1,4 +1,4 @@
-import { answersQuestion, citationPrecision, matches, recallAt } from './evaluate';
+import { answersQuestion, citationPrecision, matches, plain, recallAt } from './evaluate';
 
 const errorsRow = {
   source: 'docs/api-v2.md',
@@ -34,6 +34,21 @@ describe('evaluation matching', () => {
     expect(matches(fieldPart, e)).toBe(false);
     // A citation known only by its reference (no body) cannot be shown to state it.
     expect(matches({ source: 'openapi', title: '', ref: operation.ref }, e)).toBe(false);
+  });
+
+  it('reads `says` without code and emphasis marks, and table bars as spaces', () => {
+    const row = {
+      source: 'README.md',
+      title: 'Configuration',
+      ref: 'README.md#configuration',
+      body: '| `WDS_USAGE_RETENTION_DAYS` | `90` | per-request usage rows (`billing.usage`) older than this are **deleted** |',
+    };
+    expect(plain('`OTEL_TRACES_SAMPLER`/`_ARG` choose')).toBe('otel_traces_sampler/_arg choose');
+    expect(
+      matches(row, { source: 'README.md', says: 'usage rows (billing.usage) older than this are deleted' }),
+    ).toBe(true);
+    expect(matches(row, { source: 'README.md', says: 'WDS_USAGE_RETENTION_DAYS 90 per-request' })).toBe(true);
+    expect(matches(row, { source: 'README.md', says: 'rows (billing.usage) newer' })).toBe(false);
   });
 
   it('scores citations and recall by the expectations', () => {
