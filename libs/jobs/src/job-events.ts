@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
+  ANSWER_EVENT_JOB_KINDS,
   EVENTS,
   WebhookConfig,
   webhookEventType,
@@ -15,8 +16,6 @@ import type { JobRow } from './job.types';
 
 /** Job kinds whose events are typed by their service (`crawl`, `batch_scrape`). */
 const PAGE_JOB_KINDS: ReadonlySet<string> = new Set(['crawl', 'batch']);
-/** Job kinds the batch service runs beside batches, whose events are typed by the job (ADR 0023). */
-const OWN_EVENT_KINDS: ReadonlySet<string> = new Set(['extract', 'agent']);
 
 /** A job's lifecycle moments (every event kind but `page`). */
 export type LifecycleKind = Exclude<WebhookEventKind, 'page'>;
@@ -102,7 +101,9 @@ export class JobEvents {
     if (this.eventJobKind(job) === undefined) return;
     const webhookId =
       job.reopened > 0 ? stableUuid(job.id, kind, `round:${job.reopened}`) : stableUuid(job.id, kind);
-    const own = OWN_EVENT_KINDS.has(job.kind) ? await this.opts.lifecycleBodies?.(job, kind) : undefined;
+    const own = ANSWER_EVENT_JOB_KINDS.has(job.kind)
+      ? await this.opts.lifecycleBodies?.(job, kind)
+      : undefined;
     const { kind: said, ...body } = own ?? {
       kind,
       success: kind !== 'failed' && kind !== 'cancelled',
@@ -146,7 +147,7 @@ export class JobEvents {
   /** The kind a job's events are typed by, or undefined for a kind without events. */
   private eventJobKind(job: JobRow): WebhookJobKind | undefined {
     if (PAGE_JOB_KINDS.has(job.kind)) return this.jobKind;
-    return OWN_EVENT_KINDS.has(job.kind) ? (job.kind as WebhookJobKind) : undefined;
+    return ANSWER_EVENT_JOB_KINDS.has(job.kind) ? (job.kind as WebhookJobKind) : undefined;
   }
 
   private async send(

@@ -1,4 +1,5 @@
 import {
+  ANSWER_EVENT_JOB_KINDS,
   webhookEventKind,
   webhookJobKind,
   webhookWants,
@@ -56,7 +57,7 @@ export function planDelivery(event: JobEvent): PlannedDelivery | undefined {
   // The spec's body, fields in its order; on crawl and batch events `error` only on a page event
   // whose producer set it (api-v2.md: "Only on crawl.page"); extract and agent events say why they
   // failed, and `warning` what their answer leaves out. Routing fields and the ZDR flag stay out.
-  const ownEvents = ['extract', 'agent'].includes(webhookJobKind(event.type));
+  const ownEvents = ANSWER_EVENT_JOB_KINDS.has(webhookJobKind(event.type));
   const body: WebhookEvent = {
     success: event.success,
     type: event.type,

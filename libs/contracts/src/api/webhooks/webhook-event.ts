@@ -10,6 +10,12 @@ export const WEBHOOK_JOB_PREFIXES = {
 } as const;
 export type WebhookJobKind = keyof typeof WEBHOOK_JOB_PREFIXES;
 
+/**
+ * Job kinds whose events carry the job's answer whole: no page events, and `error` (why it failed)
+ * and `warning` (what the answer leaves out) on their lifecycle events.
+ */
+export const ANSWER_EVENT_JOB_KINDS: ReadonlySet<string> = new Set<WebhookJobKind>(['extract', 'agent']);
+
 export const WEBHOOK_EVENT_TYPES = [
   'crawl.started',
   'crawl.page',
