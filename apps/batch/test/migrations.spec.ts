@@ -12,4 +12,5 @@ jobTablesUpgradeSuite({
   migrationsDir: path.resolve(__dirname, '..', 'migrations'),
   fixturesDir: path.join(__dirname, 'fixtures'),
   legacyFixture: 'legacy-0002_batch_jobs.sql',
+  ownMigrations: ['0009_agent_log.sql'],
 });

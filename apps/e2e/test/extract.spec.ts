@@ -125,9 +125,41 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
     expect(['completed', 'failed']).toContain(a.status);
     expect(Number.isInteger(a.creditsUsed)).toBe(true);
     expect(a.creditsUsed!).toBeLessThanOrEqual(7);
+    // A bare webhook URL takes every event: one agent.action per step, between started and the end.
+    const agentId = (a as { id?: string }).id!;
+    const steps = (a as { steps?: { action: string }[] }).steps ?? [];
     const agentEvents = await deliveredUntil('/hooks/agent', ['agent.completed', 'agent.failed']);
-    expect(agentEvents.map((e) => e.type)).toEqual(['agent.started', `agent.${a.status}`]);
-    expect(agentEvents[1].success).toBe(a.status === 'completed');
+    expect(agentEvents.map((e) => e.type)).toEqual([
+      'agent.started',
+      ...steps.map(() => 'agent.action'),
+      `agent.${a.status}`,
+    ]);
+    expect(agentEvents.slice(1, -1).map((e) => (e.data as { action: string }[])[0].action)).toEqual(
+      steps.map((s) => s.action),
+    );
+    expect(agentEvents.at(-1)!.success).toBe(a.status === 'completed');
+    // The SDK's listAgents, getAgentTrace and getAgentSnapshot read the same job.
+    const list = await client.listAgents();
+    expect(list.success).toBe(true);
+    expect(list.agents!.find((x) => x.id === agentId)).toMatchObject({
+      status: a.status,
+      targetHint: '127.0.0.1',
+      origin: expect.stringMatching(/^js-sdk@/),
+      options: { prompt: 'What colour does the Blue Kettle come in? Answer with the colour.', effort: 'low' },
+    });
+    const trace = await client.getAgentTrace(agentId);
+    expect(trace).toMatchObject({ success: true, id: agentId, creditsUsed: a.creditsUsed });
+    const kinds = trace.events!.map((e) => e.type);
+    expect(kinds.filter((k) => k === 'tool_call.finished')).toHaveLength(steps.length);
+    expect(kinds[0]).toBe('run.started');
+    expect(trace.events!.at(-1)).toMatchObject({
+      type: 'run.finished',
+      outcome: a.status === 'completed' ? 'succeeded' : expect.any(String),
+    });
+    if (a.status === 'completed') {
+      const snapshot = await client.getAgentSnapshot(agentId, 'answer');
+      expect(snapshot).toMatchObject({ success: true, snapshotId: 'answer', snapshot: a.data });
+    }
     const started = await client.startAgent({
       prompt: 'Find the price',
       urls: [`${site.url}/shop/mug`],
@@ -163,7 +195,9 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
       started = c.start_agent(urls=[${JSON.stringify(`${site.url}/shop/kettle`)}], prompt="Find the price")
       cancelled = c.cancel_agent(started.id)
       after = c.get_agent_status(started.id)
-      emit({"id": r.id, "status": r.status, "data": r.data, "credits": r.credits_used, "tokens": r.tokens_used, "expires": str(r.expires_at), "again": s.status, "sources": r.sources, "bad": bad, "agent": a.status, "agentCredits": a.credits_used, "cancelled": cancelled, "after": after.status})
+      listed = c.list_agents()
+      trace = c.get_agent_trace(started.id, live_view=True)
+      emit({"id": r.id, "status": r.status, "data": r.data, "credits": r.credits_used, "tokens": r.tokens_used, "expires": str(r.expires_at), "again": s.status, "sources": r.sources, "bad": bad, "agent": a.status, "agentCredits": a.credits_used, "cancelled": cancelled, "after": after.status, "listed": {x.id: [x.status, x.options.prompt, x.origin] for x in listed.agents}, "trace": [e.type for e in trace.events], "traceEnd": trace.events[-1].outcome, "startedId": started.id})
       `,
       { apiUrl: stack.url, apiKey: KEY, timeoutMs: 900_000 },
     );
@@ -181,6 +215,15 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
     expect(r.agentCredits).toBeLessThanOrEqual(7);
     expect(r.cancelled).toBe(true);
     expect(r.after).toBe('failed');
+    // list_agents and get_agent_trace parse our answers (pydantic models of firecrawl-py).
+    expect(r.listed[r.startedId]).toEqual([
+      'failed',
+      'Find the price',
+      expect.stringMatching(/^python-sdk/),
+    ]);
+    expect(r.trace[0]).toBe('run.started');
+    expect(r.trace.slice(-2)).toEqual(['run.cancel_requested', 'run.finished']);
+    expect(r.traceEnd).toBe('cancelled');
   }, 900_000);
 
   it('answers unknown agent ids with 404, agent threads with 400, lists the jobs in team activity, and reads each listed id back through GET /v2/extract/{id} (another team: 403)', async () => {

@@ -33,6 +33,11 @@ export interface AgentRunOptions {
   maxTokens?: number;
   /** Aborts the run (status `cancelled`), the model call in flight included; checked between steps. */
   signal?: AbortSignal;
+  /**
+   * Called with each step as soon as it is logged (a copy of the entry in `steps`, `at` set), for
+   * live progress. It must not block: a callback that throws is ignored, the run goes on.
+   */
+  onStep?: (step: AgentStep) => void;
   now?: () => number;
 }
 
@@ -354,6 +359,7 @@ export class AgentLoop {
     s: Pick<AgentStep, 'action' | 'target' | 'value' | 'outcome' | 'detail'>,
     started: number,
   ): void {
+    const ended = this.now();
     const step: AgentStep = {
       step: n,
       action: s.action,
@@ -362,9 +368,15 @@ export class AgentLoop {
       outcome: s.outcome,
       ...(s.detail !== undefined ? { detail: s.detail } : {}),
       url: this.o.browser.url(),
-      ms: started ? Math.max(0, Math.round(this.now() - started)) : 0,
+      ms: started ? Math.max(0, Math.round(ended - started)) : 0,
+      at: Math.round(ended),
     };
     this.steps.push(step);
+    try {
+      this.o.onStep?.({ ...step });
+    } catch {
+      // A progress listener never stops the run.
+    }
     // One span per step: the action, its ref and outcome only (no page text: pages may be confidential).
     const span: Span = tracer.startSpan('agent.step', {
       ...(started ? { startTime: started } : {}),

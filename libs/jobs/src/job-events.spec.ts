@@ -154,4 +154,37 @@ describe('JobEvents', () => {
     expect(sent.metadata).toEqual(doc.metadata);
     expect(sent.warning).toContain('/v2/batch/scrape/job-1');
   });
+
+  it('sends an agent step as agent.action when the webhook asks for it: one webhookId per run and step, ordered by its end', async () => {
+    const stream = new EventsDouble();
+    const events = new JobEvents(stream.messaging, 'batch');
+    const step = { step: 2, action: 'click', outcome: 'ok', url: 'https://example.com/b', ms: 40, at: 1_000 };
+    const wants = job({ kind: 'agent', webhook: { url: 'https://hook.example/', events: ['action'] } });
+    await events.action(wants, 'run-1', step);
+    await events.action(wants, 'run-1', step);
+    await events.action(wants, 'run-2', { ...step, outcome: 'refused', at: 2_000 });
+    // Not asked for (the filter, or no webhook), or not an agent: nothing is published.
+    await events.action(
+      job({ kind: 'agent', webhook: { url: 'https://hook.example/', events: ['completed'] } }),
+      'run-1',
+      step,
+    );
+    await events.action(job({ kind: 'agent' }), 'run-1', step);
+    await events.action(job({ kind: 'extract', webhook: { url: 'https://hook.example/' } }), 'run-1', step);
+    expect(stream.published.map((p) => p.event)).toEqual([
+      expect.objectContaining({ type: 'agent.action', success: true, data: [step], seq: 1_000 }),
+      expect.objectContaining({ type: 'agent.action', success: true, data: [step], seq: 1_000 }),
+      expect.objectContaining({ type: 'agent.action', success: false, seq: 2_000 }),
+    ]);
+    const [a, b, c] = stream.published;
+    expect(a.event.webhookId).toBe(b.event.webhookId);
+    expect(a.msgId).toBe(a.event.webhookId);
+    expect(c.event.webhookId).not.toBe(a.event.webhookId);
+    // The operator's `all` publishes steps without a webhook, never those of zero-data-retention jobs.
+    const all = new EventsDouble();
+    const everything = new JobEvents(all.messaging, 'batch', { pageEvents: 'all' });
+    await everything.action(job({ kind: 'agent' }), 'run-1', step);
+    await everything.action(job({ kind: 'agent', zeroDataRetention: true }), 'run-1', step);
+    expect(all.published).toHaveLength(1);
+  });
 });

@@ -17,8 +17,8 @@ import type { JobRow } from './job.types';
 /** Job kinds whose events are typed by their service (`crawl`, `batch_scrape`). */
 const PAGE_JOB_KINDS: ReadonlySet<string> = new Set(['crawl', 'batch']);
 
-/** A job's lifecycle moments (every event kind but `page`). */
-export type LifecycleKind = Exclude<WebhookEventKind, 'page'>;
+/** A job's lifecycle moments (every event kind but `page` and an agent's `action`). */
+export type LifecycleKind = Exclude<WebhookEventKind, 'page' | 'action'>;
 
 /** What a lifecycle event says when the job's own state decides it (extract, agent). */
 export interface LifecycleEventBody {
@@ -138,6 +138,28 @@ export class JobEvents {
     });
   }
 
+  /**
+   * An agent job's step, as its run reported it (`agent.action`, `data: [step]`). Like page events,
+   * published only when the job's webhook wants it (or the operator chose `all`). The webhookId
+   * comes from the run and the step number, so a step reported twice is one event; `seq` is when
+   * the step ended, so steps are delivered in order (a second run's after the first's).
+   */
+  async action(
+    job: JobRow,
+    runId: string,
+    step: { step: number; at?: number; outcome: string },
+  ): Promise<void> {
+    if (job.kind !== 'agent') return;
+    const webhook = this.webhookOf(job);
+    const wanted = webhook !== undefined && webhookWants(webhook, 'action');
+    if (!wanted && (this.opts.pageEvents !== 'all' || job.zeroDataRetention)) return;
+    await this.send(job, 'action', stableUuid(job.id, 'action', runId, String(step.step)), {
+      success: step.outcome === 'ok',
+      data: [step],
+      seq: step.at ?? step.step,
+    });
+  }
+
   private webhookOf(job: JobRow): WebhookConfig | undefined {
     if (!job.webhook) return undefined;
     const parsed = WebhookConfig.safeParse(job.webhook);
@@ -154,7 +176,7 @@ export class JobEvents {
     job: JobRow,
     kind: WebhookEventKind,
     webhookId: string,
-    body: { success: boolean; data: unknown[]; error?: string; warning?: string },
+    body: { success: boolean; data: unknown[]; error?: string; warning?: string; seq?: number },
   ): Promise<void> {
     const jobKind = this.eventJobKind(job);
     if (jobKind === undefined) return;

@@ -23,6 +23,8 @@ export interface JobTablesUpgradeOptions {
   /** Where `legacyFixture` (the service's shipped 0002 copy of the job tables) lies. */
   fixturesDir: string;
   legacyFixture: string;
+  /** The service's own migrations after the shared job tables (e.g. batch's `0009_agent_log.sql`). */
+  ownMigrations?: readonly string[];
 }
 
 /** The columns, indexes and constraints of a schema, comparable across databases. */
@@ -100,6 +102,7 @@ export function jobTablesUpgradeSuite(opts: JobTablesUpgradeOptions): void {
           '0006_page_finish.sql',
           '0007_page_finish_plans.sql',
           '0008_page_finish_batch.sql',
+          ...(opts.ownMigrations ?? []),
         ]);
         expect(await opts.runMigrations(old, { schema: APP, dir: MIGRATIONS })).toEqual([]);
         const { rows } = await rowsOf<{ reopened: number }>(
@@ -117,6 +120,7 @@ export function jobTablesUpgradeSuite(opts: JobTablesUpgradeOptions): void {
           '0006_page_finish.sql',
           '0007_page_finish_plans.sql',
           '0008_page_finish_batch.sql',
+          ...(opts.ownMigrations ?? []),
         ]);
         expect(await shape(old, APP)).toEqual(await shape(db, APP));
         expect(await shape(old, 'jobs')).toEqual(await shape(db, 'jobs'));

@@ -8,6 +8,7 @@ import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import { BATCH_JOB_KIT } from '../batch.job-kit';
 import type { BatchConfig } from '../config';
 import { AgentJobs, type AgentJobDeps } from '../extract/agent-jobs';
+import { AgentLog } from '../extract/agent-log';
 import { CreateExtractUseCase } from '../extract/create-extract.usecase';
 import { AGENT_KIND, EXTRACT_KIND, JobKindHooks } from '../extract/job-kind.hooks';
 import { ReadExtractUseCase } from '../extract/read-extract.usecase';
@@ -64,9 +65,10 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
     this.queries = new JobQueries(messaging, store, events, { kind: 'batch', rpcs: BATCH_RPC });
     const { retentionMs } = settings;
     this.createExtract = new CreateExtractUseCase(messaging, store, dispatcher, events, retentionMs);
-    this.readExtract = new ReadExtractUseCase(store);
+    const agentLog = new AgentLog(database, BATCH_JOB_KIT.service);
+    this.readExtract = new ReadExtractUseCase(store, agentLog);
     this.agentDeps = { store, dispatcher, events, read: this.readExtract, retentionMs };
-    this.agents.attach(store);
+    this.agents.attach(store, events, agentLog);
     hooks.attach(this.readExtract);
   }
 

@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import {
+  agentStepRpc,
   CREDIT_PRICES,
   ErrorCode,
   ServiceError,
+  type AgentStep,
   type AgentCreateReply,
   type AgentCreateRequest,
   type Document,
@@ -14,9 +17,10 @@ import type { JobEvents, JobRow, JobStore, PageDispatcher, PageWork, PageWorkRes
 import type { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import type { BatchConfig } from '../config';
-import { agentJobOptions, agentOptionsOf, type AgentRecord } from './extract-options';
+import { agentJobOptions, agentOptionsOf, statusStep, type AgentRecord } from './extract-options';
 import { AGENT_KIND, AGENT_TASK_KEY, type AgentWorkFactory } from './job-kind.hooks';
 import type { ReadExtractUseCase } from './read-extract.usecase';
+import type { AgentLog } from './agent-log';
 import { agentRunner, type AgentRunner } from './agent-runner';
 
 const TOKENS_PER_CREDIT = CREDIT_PRICES.tokensPerCredit;
@@ -71,6 +75,8 @@ export interface AgentJobDeps {
 export class AgentJobs implements AgentWorkFactory {
   private readonly runner: AgentRunner;
   private store: JobStore | undefined;
+  private events: JobEvents | undefined;
+  private log: AgentLog | undefined;
 
   constructor(
     private readonly messaging: Messaging,
@@ -81,9 +87,14 @@ export class AgentJobs implements AgentWorkFactory {
     this.runner = runner ?? agentRunner(messaging);
   }
 
-  /** The job store the waiting worker looks at for a cancelled job (the service's runtime's). */
-  attach(store: JobStore): void {
+  /**
+   * The service runtime's job store (the waiting worker looks there for a cancelled job), its job
+   * events (each step's `action` event) and the agent log (the steps as they come).
+   */
+  attach(store: JobStore, events?: JobEvents, log?: AgentLog): void {
     this.store = store;
+    this.events = events;
+    this.log = log;
   }
 
   work(job: JobRow, _task: PageTask): PageWork {
@@ -148,6 +159,8 @@ export class AgentJobs implements AgentWorkFactory {
   private async run(job: JobRow): Promise<PageWorkResult> {
     const o = agentOptionsOf(job);
     const apiKey = (job.options as { apiKey?: string | null }).apiKey ?? null;
+    const runId = randomUUID();
+    const steps = await this.liveSteps(job, runId);
     const stopWatching = this.watchCancel(job.id);
     const reply = await this.runner
       .run({
@@ -161,8 +174,14 @@ export class AgentJobs implements AgentWorkFactory {
         ...(o.allowedDomains ? { allowedDomains: o.allowedDomains } : {}),
         zeroDataRetention: job.zeroDataRetention,
         maxTokens: agentMaxTokens(o.maxCredits),
+        stepsTo: runId,
       })
-      .finally(stopWatching);
+      .finally(() => {
+        stopWatching();
+        steps.stop();
+      });
+    // Steps whose report was lost (or came after the reply) are recorded and sent now.
+    await steps.settle(reply.steps);
     const tokens = reply.tokens.input + reply.tokens.output;
     if (!reply.tokens.estimated && tokens > 0) {
       await reportTokens(this.messaging, {
@@ -181,15 +200,12 @@ export class AgentJobs implements AgentWorkFactory {
     const record: AgentRecord = {
       output: reply.output,
       ...(reply.data !== undefined ? { data: reply.data } : {}),
-      steps: reply.steps.map((s) => ({
-        action: s.action,
-        ...(s.target ? { target: s.target } : {}),
-        outcome: s.detail ? `${s.outcome}: ${s.detail}` : s.outcome,
-      })),
+      steps: reply.steps.map(statusStep),
       tokensUsed: tokens,
       browserMs: reply.browserMs,
       finalUrl: reply.finalUrl,
       stopReason: reply.status,
+      model: reply.model,
     };
     const document = record as unknown as Document;
     if (reply.status !== 'completed' || (o.schema && reply.data === undefined)) {
@@ -205,6 +221,46 @@ export class AgentJobs implements AgentWorkFactory {
       };
     }
     return { document, creditsUsed };
+  }
+
+  /**
+   * The run's step subject (agentStepRpc), served while the run lasts: each step the browser pool
+   * reports is recorded in the agent log (not for zero-data-retention jobs) and sent as the job's
+   * `action` event, once per step (`settle` does the same for the steps of the reply that were not
+   * reported). A step that could not be recorded is tried again by `settle`.
+   */
+  private async liveSteps(
+    job: JobRow,
+    runId: string,
+  ): Promise<{ stop: () => void; settle: (steps: readonly AgentStep[]) => Promise<void> }> {
+    const log = job.zeroDataRetention ? undefined : this.log;
+    const logging = log
+      ? await log.startRun(job.id, runId).catch((err: unknown) => {
+          this.logger.warn({ err, jobId: job.id }, 'agent run not logged');
+          return false;
+        })
+      : false;
+    const seen = new Set<number>();
+    const take = async (step: AgentStep): Promise<boolean> => {
+      if (seen.has(step.step)) return false;
+      if (logging) await log!.record(job.id, runId, step);
+      await this.events?.action(job, runId, step);
+      seen.add(step.step);
+      return true;
+    };
+    const stop = this.messaging.serve(agentStepRpc(runId), async (req) => ({
+      recorded: await take(req.step),
+    }));
+    return {
+      stop,
+      settle: async (steps) => {
+        for (const step of steps) {
+          await take(step).catch((err: unknown) =>
+            this.logger.warn({ err, jobId: job.id, step: step.step }, 'agent step not recorded'),
+          );
+        }
+      },
+    };
   }
 
   /**

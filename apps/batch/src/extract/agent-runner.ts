@@ -21,6 +21,8 @@ export interface AgentRun {
   zeroDataRetention: boolean;
   /** Token budget of the run (the loop stops with max_tokens once spent). */
   maxTokens?: number;
+  /** The run's id: its steps are reported to agentStepRpc(stepsTo) as they end. */
+  stepsTo?: string;
 }
 
 /** Runs the browser agent. */
@@ -57,6 +59,7 @@ export function agentRunner(messaging: Messaging): AgentRunner {
             ...(r.allowedDomains ? { allowedDomains: r.allowedDomains } : {}),
             zeroDataRetention: r.zeroDataRetention,
             ...(r.maxTokens !== undefined ? { maxTokens: r.maxTokens } : {}),
+            ...(r.stepsTo ? { stepsTo: r.stepsTo } : {}),
           },
           { timeoutMs: r.timeoutMs + AGENT_RPC_MARGIN_MS },
         );

@@ -22,6 +22,11 @@ export interface AgentJobOptions {
   maxCredits: number;
   maxSteps: number;
   allowedDomains?: string[];
+  /** As the caller asked (GET /v2/agent lists them). */
+  model?: string;
+  effort?: 'low' | 'medium' | 'high';
+  origin?: string;
+  integration?: string;
 }
 
 /** What is stored for an extract page (in place of the scraped document): its answer and cost. */
@@ -41,6 +46,22 @@ export interface AgentRecord {
   browserMs: number;
   finalUrl?: string;
   stopReason?: string;
+  /** The model that ran the job (records from before it was kept have none). */
+  model?: string;
+}
+
+/** A step as the job's status shows it (`outcome: detail` in one string). */
+export function statusStep(s: {
+  action: string;
+  target?: string;
+  outcome: string;
+  detail?: string;
+}): AgentRecord['steps'][number] {
+  return {
+    action: s.action,
+    ...(s.target ? { target: s.target } : {}),
+    outcome: s.detail ? `${s.outcome}: ${s.detail}` : s.outcome,
+  };
 }
 
 export function extractOptionsOf(job: Pick<JobRow, 'options'>): ExtractJobOptions {
@@ -83,6 +104,10 @@ export function agentJobOptions(cmd: AgentCreateRequest): AgentJobOptions {
     maxCredits: cmd.maxCredits,
     maxSteps: cmd.maxSteps,
     ...(cmd.allowedDomains ? { allowedDomains: cmd.allowedDomains } : {}),
+    ...(cmd.model ? { model: cmd.model } : {}),
+    ...(cmd.effort ? { effort: cmd.effort } : {}),
+    ...(cmd.origin ? { origin: cmd.origin } : {}),
+    ...(cmd.integration ? { integration: cmd.integration } : {}),
   };
 }
 

@@ -80,6 +80,7 @@ export function agentReply(
   job: JobState,
   record: AgentRecord | undefined,
   failure: PageFailure | undefined,
+  live: AgentRecord['steps'] = [],
 ): ExtractJobReply {
   const base = {
     kind: 'agent' as const,
@@ -87,7 +88,9 @@ export function agentReply(
     tokensUsed: Math.max(0, Math.round(record?.tokensUsed ?? 0)),
     creditsUsed: Math.max(0, Math.round(job.creditsUsed)),
   };
-  if (job.status === 'scraping') return { ...base, status: 'processing' };
+  // While it runs: the steps of its current run so far.
+  if (job.status === 'scraping')
+    return { ...base, status: 'processing', ...(live.length ? { steps: live } : {}) };
   if (job.status === 'cancelled') {
     return {
       ...base,

@@ -34,4 +34,19 @@ export class ExtractController {
   agentCancel(@Payload() req: Req<'agentCancel'>): Reply<'agentCancel'> {
     return this.batch.agents.cancel(this.batch.agentDeps, req);
   }
+
+  @MessagePattern(...rpc(EXTRACT_RPC.agentList))
+  agentList(@Payload() req: Req<'agentList'>): Reply<'agentList'> {
+    return this.batch.readExtract.list(req);
+  }
+
+  @MessagePattern(...rpc(EXTRACT_RPC.agentTrace))
+  agentTrace(@Payload() req: Req<'agentTrace'>): Reply<'agentTrace'> {
+    return this.batch.readExtract.trace(req);
+  }
+
+  @MessagePattern(...rpc(EXTRACT_RPC.agentSnapshot))
+  agentSnapshot(@Payload() req: Req<'agentSnapshot'>): Reply<'agentSnapshot'> {
+    return this.batch.readExtract.snapshot(req);
+  }
 }

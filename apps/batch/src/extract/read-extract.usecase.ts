@@ -1,7 +1,25 @@
-import { ErrorCode, ServiceError, type ExtractJobReply, type JobRef } from '@wds/contracts';
+import {
+  ErrorCode,
+  ServiceError,
+  type AgentListReply,
+  type AgentListRequest,
+  type AgentSnapshotReply,
+  type AgentSnapshotRequest,
+  type AgentTraceReply,
+  type ExtractJobReply,
+  type JobRef,
+} from '@wds/contracts';
 import type { JobRow, JobStore } from '@wds/jobs';
+import { listPage, type AgentLog, type AgentRunLog } from './agent-log';
+import { agentTrace, ANSWER_SNAPSHOT_ID } from './agent-trace';
 import { agentReply, extractReply, type PageFailure } from './extract-reply';
-import { extractOptionsOf, type AgentRecord, type ExtractPageRecord } from './extract-options';
+import {
+  agentOptionsOf,
+  extractOptionsOf,
+  statusStep,
+  type AgentRecord,
+  type ExtractPageRecord,
+} from './extract-options';
 import { AGENT_KIND, AGENT_TASK_KEY, EXTRACT_KIND } from './job-kind.hooks';
 
 /** Stored extract pages are small (their answer only); a job has at most 100. */
@@ -9,17 +27,82 @@ const READ_MAX_BYTES = 64 * 1024 * 1024;
 
 /** The state of an extract or agent job: NOT_FOUND (unknown, expired), FORBIDDEN (another team's). */
 export class ReadExtractUseCase {
-  constructor(private readonly store: JobStore) {}
+  constructor(
+    private readonly store: JobStore,
+    private readonly log: AgentLog,
+  ) {}
 
   async execute(ref: JobRef): Promise<ExtractJobReply> {
     const job = await this.owned(ref, [EXTRACT_KIND, AGENT_KIND]);
-    const failures: PageFailure[] = (await this.store.errors(job.id)).pages.map((p) => ({
-      url: p.url,
-      error: p.error,
-    }));
-    if (job.kind === AGENT_KIND) return agentReply(job, await this.agentRecord(job), failures[0]);
+    if (job.kind === AGENT_KIND) {
+      const runs = job.status === 'scraping' ? await this.log.read(job.id) : [];
+      return this.agentState(job, await this.agentRecord(job), runs);
+    }
     const records = await this.records(job);
-    return extractReply(job, extractOptionsOf(job), records as ExtractPageRecord[], failures);
+    return extractReply(job, extractOptionsOf(job), records as ExtractPageRecord[], await this.failures(job));
+  }
+
+  /** GET /v2/agent/{id}/trace: the job's run, steps and end as events. */
+  async trace(ref: JobRef): Promise<AgentTraceReply> {
+    const job = await this.owned(ref, [AGENT_KIND]);
+    const [record, runs] = await Promise.all([this.agentRecord(job), this.log.read(job.id)]);
+    const state = await this.agentState(job, record, runs);
+    return {
+      events: agentTrace(job, state, record, runs) as unknown as Record<string, unknown>[],
+      creditsUsed: state.creditsUsed,
+      running: state.status === 'processing',
+    };
+  }
+
+  /** GET /v2/agent/{id}/snapshots/{snapshotId}: the answer of a job that completed with one. */
+  async snapshot(req: AgentSnapshotRequest): Promise<AgentSnapshotReply> {
+    const job = await this.owned(req, [AGENT_KIND]);
+    const record = await this.agentRecord(job);
+    const state = await this.agentState(job, record, []);
+    if (req.snapshotId !== ANSWER_SNAPSHOT_ID || state.status !== 'completed' || !record) {
+      throw new ServiceError(ErrorCode.NOT_FOUND, 'Agent snapshot not found');
+    }
+    return {
+      snapshot: record.data !== undefined ? JSON.stringify(record.data) : record.output,
+    };
+  }
+
+  /** GET /v2/agent: the team's agent jobs, newest first. */
+  async list(req: AgentListRequest): Promise<AgentListReply> {
+    const rows = await this.log.list(req.teamId, AGENT_KIND, req.before, req.limit);
+    const { shown, nextBefore } = listPage(rows, req.limit);
+    return {
+      agents: shown.map((r) => {
+        const o = agentOptionsOf(r);
+        const failed = r.status === 'failed' || r.status === 'cancelled' || r.taskStatus === 'failed';
+        return {
+          id: r.id,
+          createdAt: r.createdAt.toISOString(),
+          status: r.status === 'scraping' ? 'processing' : failed ? 'failed' : 'completed',
+          prompt: o.prompt,
+          urls: o.urls,
+          ...(o.schema ? { schema: o.schema } : {}),
+          ...(o.model ? { model: o.model } : {}),
+          ...(o.effort ? { effort: o.effort } : {}),
+          ...(o.origin ? { origin: o.origin } : {}),
+          ...(o.integration ? { integration: o.integration } : {}),
+        };
+      }),
+      ...(nextBefore !== undefined ? { nextBefore } : {}),
+    };
+  }
+
+  private async agentState(
+    job: JobRow,
+    record: AgentRecord | undefined,
+    runs: readonly AgentRunLog[],
+  ): Promise<ExtractJobReply> {
+    const live = runs.at(-1)?.steps.map(statusStep) ?? [];
+    return agentReply(job, record, (await this.failures(job))[0], live);
+  }
+
+  private async failures(job: JobRow): Promise<PageFailure[]> {
+    return (await this.store.errors(job.id)).pages.map((p) => ({ url: p.url, error: p.error }));
   }
 
   /** The job if it is one of `kinds` and the team's (a batch id reads as unknown here). */

@@ -427,6 +427,146 @@ describe('extract jobs through the gateway (real services and a real model serve
   );
 
   it(
+    'tells an agent job step by step: live steps in its status, an action event per step, its trace, its answer, the team list',
+    async () => {
+      const started = Date.now();
+      const res = await stack.call('POST', '/v2/agent', {
+        key: team.apiKey,
+        json: {
+          prompt: AGENT_TASKS[0].prompt,
+          urls: [`${agentSite.url}/`],
+          // Room for a few steps of a 4,096-token context (6,000 tokens).
+          maxCredits: 400,
+          effort: 'low',
+          model: 'spark-1-mini',
+          origin: 'js-sdk@4.42.0',
+          webhook: { url: 'https://hooks.example.com/steps', events: ['action', 'completed', 'failed'] },
+        },
+      });
+      expect(res.status).toBe(200);
+      const id = res.body.id as string;
+      // While it runs, its status shows the steps reported so far (the first one long before the end).
+      let live: unknown[] = [];
+      for (const until = Date.now() + JOB_TIMEOUT_MS; live.length === 0 && Date.now() < until;) {
+        const now = await stack.call('GET', `/v2/agent/${id}`, { key: team.apiKey });
+        if (now.body.status !== 'processing') break;
+        live = now.body.steps ?? [];
+        if (live.length === 0) await new Promise((r) => setTimeout(r, 200));
+      }
+      const done = await waitAgent(id);
+      const run = await poolRun(id);
+      // Its budget pays for at least one step: the test is about steps.
+      expect(run.steps).toBeGreaterThan(0);
+      if (run.steps > 1) expect(live.length).toBeGreaterThan(0);
+      expect(done.steps).toHaveLength(run.steps);
+      if (live.length > 0) expect(done.steps.slice(0, live.length)).toEqual(live);
+
+      // One agent.action event per step, in order, between started and the end.
+      const events = await eventsUntil(id, ['agent.completed', 'agent.failed']);
+      const actions = events.filter((e) => e.type === 'agent.action');
+      expect(events.map((e) => e.type)).toEqual([
+        'agent.started',
+        ...actions.map(() => 'agent.action'),
+        `agent.${done.status}`,
+      ]);
+      expect(actions.map((e) => (e.data[0] as { step: number }).step)).toEqual(
+        Array.from({ length: run.steps }, (_, i) => i + 1),
+      );
+      actions.forEach((e, i) => {
+        const step = e.data[0] as { action: string; outcome: string; url: string; at: number; ms: number };
+        expect(step.action).toBe(done.steps[i].action);
+        expect(e.success).toBe(step.outcome === 'ok');
+        expect(step.at).toBeGreaterThanOrEqual(started);
+        expect(typeof step.url).toBe('string');
+      });
+      expect(new Set(actions.map((e) => e.webhookId)).size).toBe(actions.length);
+
+      // The trace: the job, its run, each step as a tool call, the answer, how it ended.
+      const trace = await stack.call('GET', `/v2/agent/${id}/trace`, { key: team.apiKey });
+      expect(trace.status).toBe(200);
+      expect(trace.body).toMatchObject({ success: true, id, creditsUsed: done.creditsUsed });
+      const types = (trace.body.events as { type: string }[]).map((e) => e.type);
+      expect(types[0]).toBe('run.started');
+      expect(types[1]).toBe('agent.started');
+      expect(types.filter((t) => t === 'tool_call.started')).toHaveLength(run.steps);
+      expect(types.filter((t) => t === 'tool_call.finished')).toHaveLength(run.steps);
+      expect(types.at(-1)).toBe('run.finished');
+      const end = trace.body.events.at(-1);
+      expect(end.outcome).toEqual(done.status === 'completed' ? 'succeeded' : expect.any(String));
+      expect(trace.body.events.map((e: { producerSequence: number }) => e.producerSequence)).toEqual(
+        types.map((_, i) => i),
+      );
+      const calls = trace.body.events.filter((e: { type: string }) => e.type === 'tool_call.finished');
+      expect(calls.map((c: { toolName: string }) => c.toolName)).toEqual(
+        done.steps.map((s: { action: string }) => s.action),
+      );
+      // Read again: the same events with the same ids.
+      const again = await stack.call('GET', `/v2/agent/${id}/trace?liveView=true`, { key: team.apiKey });
+      expect(again.body.events).toEqual(trace.body.events);
+      expect(again.body.warning).toContain('Live views of agent runs are not available');
+
+      // The answer as the artifact the trace names; nothing else is a snapshot.
+      const snapshot = await stack.call('GET', `/v2/agent/${id}/snapshots/answer`, { key: team.apiKey });
+      if (done.status === 'completed') {
+        expect(types).toContain('artifact.updated');
+        expect(snapshot).toEqual({
+          status: 200,
+          body: { success: true, id, snapshotId: 'answer', snapshot: done.data },
+        });
+      } else {
+        expect(snapshot.status).toBe(404);
+      }
+      expect((await stack.call('GET', `/v2/agent/${id}/snapshots/other`, { key: team.apiKey })).status).toBe(
+        404,
+      );
+
+      // The team's list, newest first, with what was asked; `before` pages back; other teams see none.
+      const list = await stack.call('GET', '/v2/agent', { key: team.apiKey });
+      expect(list.status).toBe(200);
+      const mine = (list.body.agents as { id: string; createdAt: string }[]).find((a) => a.id === id);
+      expect(mine).toEqual({
+        id,
+        createdAt: expect.any(String),
+        targetHint: '127.0.0.1',
+        origin: 'js-sdk@4.42.0',
+        settings: { hidden: false, starred: false },
+        status: done.status,
+        options: {
+          urls: [`${agentSite.url}/`],
+          prompt: AGENT_TASKS[0].prompt,
+          model: 'spark-1-mini',
+          effort: 'low',
+        },
+      });
+      const created = (list.body.agents as { createdAt: string }[]).map((a) => Date.parse(a.createdAt));
+      expect([...created].sort((a, b) => b - a)).toEqual(created);
+      expect(list.body.next).toBeUndefined();
+      const older = await stack.call('GET', `/v2/agent?before=${Date.parse(mine!.createdAt)}`, {
+        key: team.apiKey,
+      });
+      expect(older.status).toBe(200);
+      expect((older.body.agents as { id: string }[]).map((a) => a.id)).not.toContain(id);
+      expect(older.body.agents.length).toBe(list.body.agents.length - 1 - list.body.agents.indexOf(mine));
+      expect((await stack.call('GET', '/v2/agent?before=soon', { key: team.apiKey })).status).toBe(400);
+      const other = await stack.team();
+      expect(await stack.call('GET', '/v2/agent', { key: other.apiKey })).toEqual({
+        status: 200,
+        body: { success: true, agents: [] },
+      });
+      expect([403, 404]).toContain(
+        (await stack.call('GET', `/v2/agent/${id}/trace`, { key: other.apiKey })).status,
+      );
+      expect([403, 404]).toContain(
+        (await stack.call('GET', `/v2/agent/${id}/snapshots/answer`, { key: other.apiKey })).status,
+      );
+      expect((await stack.call('GET', `/v2/agent/${randomUUID()}/trace`, { key: team.apiKey })).status).toBe(
+        404,
+      );
+    },
+    JOB_TIMEOUT_MS + 60_000,
+  );
+
+  it(
     'DELETE stops the agent run in flight in the browser pool within a step and bills only what it spent',
     async () => {
       const opened = agentSite.hits('/');
@@ -518,12 +658,12 @@ describe('extract jobs through the gateway (real services and a real model serve
     const events = await eventsUntil(res.body.id, ['agent.cancelled']);
     expect(events.map((e) => e.type)).toEqual(['agent.started', 'agent.cancelled']);
     expect(events[1]).toMatchObject({ success: false, data: [], error: 'The agent job was cancelled' });
-    const actions = await stack.call('POST', '/v2/agent', {
+    const pages = await stack.call('POST', '/v2/agent', {
       key: team.apiKey,
-      json: { prompt: 'x', webhook: { url: 'https://h.example.com', events: ['action'] } },
+      json: { prompt: 'x', webhook: { url: 'https://h.example.com', events: ['page'] } },
     });
-    expect(actions.status).toBe(400);
-    expect(actions.body.error).toContain('no action events');
+    expect(pages.status).toBe(400);
+    expect(pages.body.error).toContain('started, action, completed, failed and cancelled');
     expect((await stack.call('POST', '/v2/agent', { key: team.apiKey, json: {} })).status).toBe(400);
     const threads = await stack.call('POST', '/v2/agent', {
       key: team.apiKey,

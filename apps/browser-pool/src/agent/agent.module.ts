@@ -9,7 +9,7 @@ import type { JobContext } from '../render/job-context';
 import { DEFAULT_SPEC, RenderModule } from '../render/render.module';
 import { AgentController } from './agent.controller';
 import { BrowserAgent } from './browser-agent';
-import { natsCancelServer, RunAgentUseCase } from './run-agent.usecase';
+import { natsCancelServer, natsStepReporter, RunAgentUseCase } from './run-agent.usecase';
 
 /** The browser agent: agent runs in fresh contexts, and the agent for interact prompts (sessions). */
 @Module({
@@ -38,6 +38,7 @@ import { natsCancelServer, RunAgentUseCase } from './run-agent.usecase';
           c.WDS_AGENT_RUNS,
           logger.child({ component: 'agent' }),
           natsCancelServer(messaging),
+          natsStepReporter(messaging),
         ),
     },
   ],

@@ -1,4 +1,4 @@
-import { ErrorCode, ServiceError } from '@wds/contracts';
+import { ErrorCode, ServiceError, type AgentStep } from '@wds/contracts';
 import { PageAgentBrowser, runAgent, type AgentRunResult, type NavigationPolicy } from '@wds/agent';
 import type { LlmPort } from '@wds/llm';
 import type { Page } from 'playwright-core';
@@ -15,6 +15,8 @@ export interface AgentTask {
   maxTokens?: number;
   /** Cancels the run (status cancelled), the model call in flight included. */
   signal?: AbortSignal;
+  /** Called with each step as soon as it ends (must not block; a throw is ignored). */
+  onStep?: (step: AgentStep) => void;
 }
 
 /**
@@ -56,6 +58,7 @@ export class BrowserAgent {
       startUrls: t.startUrls,
       maxTokens: t.maxTokens,
       signal: t.signal,
+      onStep: t.onStep,
     });
   }
 }

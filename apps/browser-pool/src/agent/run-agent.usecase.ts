@@ -2,10 +2,12 @@ import { compileSchema, LlmError, NO_USAGE } from '@wds/llm';
 import type { AgentRunResult } from '@wds/agent';
 import {
   agentCancelRpc,
+  agentStepRpc,
   ErrorCode,
   ServiceError,
   type AgentRunReply,
   type AgentRunRequest,
+  type AgentStep,
 } from '@wds/contracts';
 import type { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
@@ -18,6 +20,10 @@ import type { BrowserAgent } from './browser-agent';
 const CLOSE_MARGIN_MS = 10_000;
 /** How long a run whose browser died gets to stop (its model call is aborted at once). */
 const LOST_RUN_STOP_MS = 5000;
+/** One step report's request timeout. */
+const STEP_REPORT_TIMEOUT_MS = 5000;
+/** How long the reply waits for the step reports still on their way (they go on after it). */
+const STEP_REPORTS_WAIT_MS = 2000;
 
 export interface AgentContextSpec {
   key?: string;
@@ -32,12 +38,80 @@ export function natsCancelServer(messaging: Messaging): CancelServer {
   return (jobId, cancel) => messaging.serve(agentCancelRpc(jobId), async () => ({ stopped: cancel() }));
 }
 
+/** Reports one step of a run to its caller; rejects when the caller did not take it. */
+export type StepReporter = (runId: string, step: AgentStep) => Promise<void>;
+
+/** The step subject of a run on NATS (agentStepRpc), served by the caller waiting for the run. */
+export function natsStepReporter(messaging: Messaging): StepReporter {
+  return async (runId, step) => {
+    await messaging.request(agentStepRpc(runId), { runId, step }, { timeoutMs: STEP_REPORT_TIMEOUT_MS });
+  };
+}
+
+/**
+ * The live step reports of one run: sent one after the other (each once the previous one settled,
+ * so the caller gets them in order), never awaited by the loop, failures logged and dropped (the
+ * reply's `steps` stay the complete log).
+ */
+class StepReports {
+  private chain: Promise<void> = Promise.resolve();
+  private pending = 0;
+  private failed = 0;
+
+  constructor(
+    private readonly runId: string,
+    /** The run's jobId and teamId, for the logs. */
+    private readonly ids: { jobId: string; teamId: string },
+    private readonly report: StepReporter,
+    private readonly logger: Logger,
+  ) {}
+
+  readonly add = (step: AgentStep): void => {
+    this.pending++;
+    this.chain = this.chain
+      .then(() => this.report(this.runId, step))
+      .catch((err: unknown) => {
+        // The error's code only: a message may quote the step, and steps may carry page text.
+        const log = {
+          ...this.ids,
+          runId: this.runId,
+          step: step.step,
+          code: err instanceof ServiceError ? err.code : 'error',
+        };
+        if (this.failed++ === 0) this.logger.warn(log, 'agent step report failed; the reply keeps the step');
+        else this.logger.debug(log, 'agent step report failed');
+      })
+      .finally(() => {
+        this.pending--;
+      });
+  };
+
+  /** Waits for the reports on their way, `ms` at most (the ones left go on in the background). */
+  async settle(ms: number): Promise<void> {
+    if (this.pending === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const done = await Promise.race([
+      this.chain.then(() => true),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), ms);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    if (!done)
+      this.logger.debug(
+        { ...this.ids, runId: this.runId, pending: this.pending },
+        'agent step reports still on their way at the reply',
+      );
+  }
+}
+
 /**
  * wds.browser-pool.v1.agent.run: the agent in a fresh context of the render pool (network policy on
  * every request by its route guard and policy proxy, ad/tracker blocking), at most WDS_AGENT_RUNS at
  * once per replica; the context is closed when the run ends, whatever ended it. While it runs, the
  * run's cancel subject (agentCancelRpc) aborts it: the loop stops before its next step (the model
  * call in flight is aborted) and the reply says `cancelled` with the tokens and browser time spent.
+ * With `stepsTo`, each step is reported to the caller (agentStepRpc) as soon as it ends; the reply
+ * waits for those reports a moment (STEP_REPORTS_WAIT_MS) so they normally arrive before it.
  */
 export class RunAgentUseCase {
   private running = 0;
@@ -49,6 +123,7 @@ export class RunAgentUseCase {
     private readonly capacity: number,
     private readonly logger: Logger,
     private readonly serveCancel: CancelServer,
+    private readonly reportStep: StepReporter,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -79,6 +154,8 @@ export class RunAgentUseCase {
       if (was) this.logger.info({ jobId: req.jobId, teamId: req.teamId }, 'agent run cancelled');
       return true;
     });
+    const ids = { jobId: req.jobId, teamId: req.teamId };
+    const reports = req.stepsTo ? new StepReports(req.stepsTo, ids, this.reportStep, this.logger) : undefined;
     try {
       const started = this.now();
       const deadline = started + req.timeoutMs;
@@ -108,6 +185,7 @@ export class RunAgentUseCase {
                 startUrls: req.urls,
                 maxTokens: req.maxTokens,
                 signal: abort.signal,
+                onStep: reports?.add,
               }),
             };
             const result = await running.result;
@@ -125,6 +203,7 @@ export class RunAgentUseCase {
         }
       };
       const { result, browserMs } = await attempt(true);
+      await reports?.settle(STEP_REPORTS_WAIT_MS);
       this.logger.info(
         {
           jobId: req.jobId,

@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { PageAgentBrowser } from '@wds/agent';
 import {
   agentCancelRpc,
+  agentStepRpc,
   AGENT_MAX_STEPS,
   AGENT_RPC_MARGIN_MS,
   BROWSER_AGENT_RPC,
   ServiceError,
   type AgentRunRequestInput,
+  type AgentStep,
 } from '@wds/contracts';
 import type { RunningModelServer } from '@wds/local-infra';
 import {
@@ -180,6 +182,54 @@ describe('wds.browser-pool.v1.agent.run with a real model server (SmolLM2: plumb
     expect(reply.finalUrl.startsWith(site.url)).toBe(true);
     expect(reply.finalSnapshot).toContain('[ref=');
     expect(site.hits('/')).toBeGreaterThan(0);
+  });
+
+  it("reports each step live to the run's step subject (stepsTo), in order, with `at`, before the reply", async () => {
+    const pool$ = pool.service.app.get(BrowserPool, { strict: false }) as BrowserPool<unknown>;
+    const runId = randomUUID();
+    const live: { runId: string; step: AgentStep; runGoingOn: boolean }[] = [];
+    // The caller's side (the batch worker in production), on the test's own connection. A report
+    // that arrives while the run's browser context is still open was sent during the run.
+    const stopServing = pool.client.serve(agentStepRpc(runId), async (report) => {
+      live.push({ ...report, runGoingOn: pool$.stats().activeContexts > 0 });
+      return { recorded: true };
+    });
+    try {
+      const sent = Date.now();
+      // With a schema, a finished run makes one more model call (the data) after its last step.
+      const schema = {
+        type: 'object',
+        properties: { found: { type: 'boolean' } },
+        required: ['found'],
+        additionalProperties: false,
+      };
+      const reply = await run({ maxSteps: 2, schema, stepsTo: runId });
+      const received = Date.now();
+      // Every step of the reply was reported once, in order, as it is in the reply, and before it.
+      expect(reply.steps.length).toBeGreaterThan(0);
+      expect(live.map((l) => l.step)).toEqual(reply.steps);
+      expect(live.every((l) => l.runId === runId)).toBe(true);
+      const at = reply.steps.map((s) => s.at);
+      for (const t of at) {
+        expect(Number.isInteger(t)).toBe(true);
+        expect(t).toBeGreaterThanOrEqual(sent);
+        expect(t).toBeLessThanOrEqual(received);
+      }
+      expect([...at].sort((a, b) => a! - b!)).toEqual(at);
+      // Live, not with the reply: every step followed by a model call (the next step's, or the data
+      // call after `finish`) was received while the run was still going on.
+      const followedByModelCall = live.map((_, i) => i < live.length - 1 || reply.status === 'completed');
+      expect(followedByModelCall.some(Boolean)).toBe(true);
+      live.forEach((l, i) => {
+        if (followedByModelCall[i])
+          expect({ step: l.step.step, runGoingOn: l.runGoingOn }).toEqual({
+            step: l.step.step,
+            runGoingOn: true,
+          });
+      });
+    } finally {
+      stopServing();
+    }
   });
 
   it('with a schema, returns data valid against it when the model finishes', async () => {

@@ -28,7 +28,7 @@ describe('live views: a page that cannot be attached', () => {
     browser = await chromium.launch({ executablePath: defaultChromiumPath() });
     server = http.createServer((_req, res) => res.writeHead(404).end());
     server.on('upgrade', (req, socket, head) => {
-      const mode: LiveViewMode = req.url === '/interactive' ? 'interactive' : 'read-only';
+      const mode: LiveViewMode = req.url === '/interactive' ? 'interactive' : 'view';
       if (views) views.upgrade(req, socket, head, mode);
       else socket.destroy();
     });

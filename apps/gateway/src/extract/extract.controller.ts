@@ -1,15 +1,24 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import {
+  AgentListQuery,
   AgentRequest,
+  AgentSnapshotParams,
+  AgentTraceQuery,
   ExtractRequest,
   JobIdParams,
   type AgentCancelResponse,
   type AgentCreateResponse,
+  type AgentListResponse,
+  type AgentSnapshotResponse,
+  type AgentTraceResponse,
   type AgentStatusResponse,
   type ExtractCreateResponse,
   type ExtractStatusResponse,
 } from '@wds/contracts';
-import { CurrentTeam } from '../http/request-context';
+import { APP_CONFIG } from '@wds/service-kit';
+import type { GatewayConfig } from '../config';
+import { CurrentTeam, RequestOrigin } from '../http/request-context';
+import { publicBaseUrl } from '../jobs/public-url';
 import { validate } from '../http/validate';
 import type { AuthenticatedTeam } from '../teams/team';
 import { ExtractUseCases } from './extract.usecases';
@@ -31,10 +40,45 @@ export class ExtractController {
   }
 }
 
-/** POST /v2/agent, GET and DELETE /v2/agent/{id}. */
+/**
+ * POST and GET /v2/agent (start, list), GET and DELETE /v2/agent/{id}, GET /v2/agent/{id}/trace and
+ * GET /v2/agent/{id}/snapshots/{snapshotId}.
+ */
 @Controller('v2/agent')
 export class AgentController {
-  constructor(private readonly extract: ExtractUseCases) {}
+  constructor(
+    private readonly extract: ExtractUseCases,
+    @Inject(APP_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  @Get()
+  list(
+    @CurrentTeam() team: AuthenticatedTeam,
+    @Query() query: unknown,
+    @RequestOrigin() origin: string,
+  ): Promise<AgentListResponse> {
+    return this.extract.listAgents(
+      team,
+      validate(AgentListQuery, query, 'query'),
+      publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, origin),
+    );
+  }
+
+  @Get(':id/trace')
+  trace(
+    @CurrentTeam() team: AuthenticatedTeam,
+    @Param() params: unknown,
+    @Query() query: unknown,
+  ): Promise<AgentTraceResponse> {
+    const { liveView } = validate(AgentTraceQuery, query, 'query');
+    return this.extract.agentTrace(team, validate(JobIdParams, params, 'path').id, liveView === 'true');
+  }
+
+  @Get(':id/snapshots/:snapshotId')
+  snapshot(@CurrentTeam() team: AuthenticatedTeam, @Param() params: unknown): Promise<AgentSnapshotResponse> {
+    const { id, snapshotId } = validate(AgentSnapshotParams, params, 'path');
+    return this.extract.agentSnapshot(team, id, snapshotId);
+  }
 
   @Post()
   @HttpCode(200)

@@ -8,6 +8,11 @@ import {
   ServiceError,
   type AgentCancelResponse,
   type AgentCreateResponse,
+  type AgentListQuery,
+  type AgentListResponse,
+  type AgentSnapshotResponse,
+  type AgentTraceEvent,
+  type AgentTraceResponse,
   type AgentRequest,
   type AgentStatusResponse,
   type ExtractCreateResponse,
@@ -25,6 +30,11 @@ import type { AuthenticatedTeam } from '../teams/team';
 const CREATE_TIMEOUT_MS = 120_000;
 /** Agent steps by `effort` (the default is the loop's maximum). */
 const STEPS_BY_EFFORT = { low: 10, medium: 18, high: 25 } as const;
+/** Agent jobs per page of GET /v2/agent. */
+export const AGENT_LIST_PAGE = 20;
+/** What GET /v2/agent/{id}/trace?liveView=true says: agent runs have no live view here. */
+const NO_AGENT_LIVE_VIEW =
+  'Live views of agent runs are not available on this service (no activeBrowserSessions); the trace lists each step as it ends';
 
 /** POST/GET /v2/extract and /v2/agent (validated by the controllers): authorisation here, the jobs in the batch service. */
 @Injectable()
@@ -110,6 +120,10 @@ export class ExtractUseCases {
       teamConcurrency: team.limits.maxConcurrency,
       apiKey: team.keyPrefix,
       ...(request.webhook ? { webhook: request.webhook } : {}),
+      ...(request.model ? { model: request.model } : {}),
+      ...(request.effort ? { effort: request.effort } : {}),
+      ...(request.origin ? { origin: request.origin } : {}),
+      ...(request.integration ? { integration: request.integration } : {}),
     });
     await this.activity.execute({
       team,
@@ -140,6 +154,61 @@ export class ExtractUseCases {
     };
   }
 
+  /** GET /v2/agent: the team's agent jobs, newest first; `next` while there are more. */
+  async listAgents(team: AuthenticatedTeam, query: AgentListQuery, base: string): Promise<AgentListResponse> {
+    const page = await this.messaging.request(EXTRACT_RPC.agentList, {
+      teamId: team.teamId,
+      ...(query.before !== undefined ? { before: query.before } : {}),
+      limit: AGENT_LIST_PAGE,
+    });
+    return {
+      success: true,
+      agents: page.agents.map((a) => ({
+        id: a.id,
+        createdAt: a.createdAt,
+        targetHint: targetHint(a.urls, a.prompt),
+        origin: a.origin ?? 'api',
+        ...(a.integration ? { integration: a.integration } : {}),
+        settings: { hidden: false, starred: false },
+        status: a.status,
+        options: {
+          ...(a.urls.length > 0 ? { urls: a.urls } : {}),
+          prompt: a.prompt,
+          ...(a.schema ? { schema: a.schema } : {}),
+          model: a.model ?? 'default',
+          ...(a.effort ? { effort: a.effort } : {}),
+        },
+      })),
+      ...(page.nextBefore !== undefined ? { next: `${base}/v2/agent?before=${page.nextBefore}` } : {}),
+    };
+  }
+
+  /** GET /v2/agent/{id}/trace. */
+  async agentTrace(team: AuthenticatedTeam, id: string, liveView: boolean): Promise<AgentTraceResponse> {
+    const trace = await this.messaging.request(EXTRACT_RPC.agentTrace, { teamId: team.teamId, jobId: id });
+    return {
+      success: true,
+      id,
+      events: trace.events as unknown as AgentTraceEvent[],
+      creditsUsed: trace.creditsUsed,
+      ...(liveView ? { warning: NO_AGENT_LIVE_VIEW } : {}),
+    };
+  }
+
+  /** GET /v2/agent/{id}/snapshots/{snapshotId}. */
+  async agentSnapshot(
+    team: AuthenticatedTeam,
+    id: string,
+    snapshotId: string,
+  ): Promise<AgentSnapshotResponse> {
+    const r = await this.messaging.request(EXTRACT_RPC.agentSnapshot, {
+      teamId: team.teamId,
+      jobId: id,
+      snapshotId,
+    });
+    return { success: true, id, snapshotId, snapshot: r.snapshot };
+  }
+
   async cancelAgent(team: AuthenticatedTeam, id: string): Promise<AgentCancelResponse> {
     await this.messaging.request(EXTRACT_RPC.agentCancel, { teamId: team.teamId, jobId: id });
     return { success: true };
@@ -148,4 +217,17 @@ export class ExtractUseCases {
   private async read(team: AuthenticatedTeam, id: string): Promise<ExtractJobReply> {
     return this.messaging.request(EXTRACT_RPC.status, { teamId: team.teamId, jobId: id });
   }
+}
+
+/** What a listed agent job is about: the host of its first URL, else the start of its prompt. */
+function targetHint(urls: readonly string[], prompt: string): string {
+  if (urls[0]) {
+    try {
+      return new URL(urls[0]).hostname;
+    } catch {
+      return urls[0];
+    }
+  }
+  const line = prompt.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }

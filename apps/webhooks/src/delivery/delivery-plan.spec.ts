@@ -53,6 +53,15 @@ describe('planDelivery', () => {
     expect([phase('batch_scrape.started'), phase('crawl.page'), phase('crawl.completed')]).toEqual([0, 1, 2]);
     expect(phase('batch_scrape.failed')).toBe(2);
     expect([phase('agent.started'), phase('agent.cancelled'), phase('extract.completed')]).toEqual([0, 2, 2]);
+    // An agent's steps come between its start and its end, in the order of their seq (when each ended).
+    const step = planDelivery({
+      ...base,
+      type: 'agent.action',
+      data: [{ step: 1, action: 'click' }],
+      seq: 1_700_000_000_123,
+    })!;
+    expect({ phase: step.phase, seq: step.seq }).toEqual({ phase: 1, seq: 1_700_000_000_123 });
+    expect(JSON.parse(step.body.toString('utf8')).data).toEqual([{ step: 1, action: 'click' }]);
   });
 
   it('sends why an extract or agent job failed, what its answer leaves out, and the answer itself', () => {

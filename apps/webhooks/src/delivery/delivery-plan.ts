@@ -8,10 +8,14 @@ import {
   type WebhookEventKind,
 } from '@wds/contracts';
 
-/** Delivery order within a job: every page after `started`, `completed`/`failed` after every page. */
+/**
+ * Delivery order within a job: every page (or agent step) after `started`, `completed`/`failed`
+ * after every page.
+ */
 export const PHASE: Record<WebhookEventKind, number> = {
   started: 0,
   page: 1,
+  action: 1,
   completed: 2,
   failed: 2,
   cancelled: 2,

@@ -85,3 +85,134 @@ export type AgentStatusResponse = z.output<typeof AgentStatusResponse>;
 
 export const AgentCancelResponse = z.object({ success: z.literal(true) });
 export type AgentCancelResponse = z.output<typeof AgentCancelResponse>;
+
+/** GET /v2/agent: `before`, epoch milliseconds (the SDKs' `listAgents({before})`). */
+export const AgentListQuery = z.object({
+  before: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(8_640_000_000_000_000)
+    .optional()
+    .describe('Only jobs created before this time (Unix epoch milliseconds)'),
+});
+export type AgentListQuery = z.output<typeof AgentListQuery>;
+
+const AgentEffort = z.enum(['low', 'medium', 'high']);
+
+export const AgentListItem = z.object({
+  id: z.uuid(),
+  createdAt: z.string(),
+  targetHint: z.string().describe('The host of the first URL, else the start of the prompt'),
+  origin: z.string().describe('The client that started the job (`origin` of its request), or `api`'),
+  integration: z.string().optional(),
+  settings: z
+    .object({ hidden: z.boolean(), starred: z.boolean(), label: z.string().optional() })
+    .describe('Always unstarred and visible here (no dashboard)'),
+  status: z.enum(['processing', 'completed', 'failed']),
+  options: z.object({
+    urls: z.array(z.string()).optional(),
+    prompt: z.string(),
+    schema: z.unknown().optional(),
+    model: z.string().describe('As asked, or `default`: the configured LLM runs every job'),
+    effort: AgentEffort.optional(),
+  }),
+});
+export type AgentListItem = z.output<typeof AgentListItem>;
+
+/** `next`: absolute URL of the next page, only when there is one. */
+export const AgentListResponse = z.object({
+  success: z.literal(true),
+  agents: z.array(AgentListItem),
+  next: z.string().optional(),
+});
+export type AgentListResponse = z.output<typeof AgentListResponse>;
+
+export const AgentTraceQuery = z.object({
+  liveView: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe('Live views of agent runs are not available: answered with a warning'),
+});
+export type AgentTraceQuery = z.output<typeof AgentTraceQuery>;
+
+const TraceAgent = z.object({
+  id: z.string(),
+  role: z.enum(['orchestrator', 'subagent', 'browser', 'system']),
+  name: z.string(),
+  parentId: z.string().optional(),
+});
+const TraceError = z.object({
+  code: z.enum(['cancelled', 'credit_limit_reached', 'parent_finished', 'refused', 'internal']),
+  source: z.enum(['agent', 'tool', 'billing', 'system']),
+  retryable: z.boolean(),
+  message: z.string(),
+});
+const traceEvent = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
+  z.object({
+    schemaVersion: z.literal(1),
+    eventId: z.string(),
+    runId: z.string(),
+    occurredAt: z.string(),
+    producerSequence: z.int().min(0),
+    agent: TraceAgent,
+    type: z.literal(type),
+    ...shape,
+  });
+
+/**
+ * One event of an agent job's trace (schemaVersion 1): the run, each attempt of the browser agent,
+ * each step as a tool call (toolName = the action), the answer as an artifact.
+ */
+export const AgentTraceEvent = z.discriminatedUnion('type', [
+  traceEvent('run.started', {}),
+  traceEvent('run.cancel_requested', { reason: z.literal('user') }),
+  traceEvent('run.finished', {
+    outcome: z.enum(['succeeded', 'failed', 'cancelled', 'refused', 'credit_limit_reached']),
+    error: TraceError.nullable(),
+  }),
+  traceEvent('agent.started', {}),
+  traceEvent('agent.finished', {
+    outcome: z.enum(['succeeded', 'failed', 'cancelled', 'refused']),
+    durationMs: z.int().min(0),
+    error: TraceError.nullable(),
+  }),
+  traceEvent('progress.reported', {
+    phase: z.enum(['planning', 'working', 'finalizing']),
+    message: z.string(),
+  }),
+  traceEvent('tool_call.started', { toolCallId: z.string(), toolName: z.string(), parameters: z.unknown() }),
+  traceEvent('tool_call.finished', { toolCallId: z.string(), toolName: z.string(), result: z.unknown() }),
+  traceEvent('artifact.updated', {
+    artifact: z.object({
+      kind: z.enum(['json', 'markdown', 'html', 'screenshot', 'text']),
+      artifactId: z.string(),
+      snapshotId: z.string(),
+      change: z.enum(['init', 'partial', 'append', 'modify', 'update']),
+    }),
+  }),
+]);
+export type AgentTraceEvent = z.output<typeof AgentTraceEvent>;
+
+export const AgentTraceResponse = z.object({
+  success: z.literal(true),
+  id: z.uuid(),
+  events: z.array(AgentTraceEvent),
+  creditsUsed: z.int().min(0),
+  warning: z.string().optional(),
+});
+export type AgentTraceResponse = z.output<typeof AgentTraceResponse>;
+
+export const AgentSnapshotParams = z.object({
+  id: z.uuid().describe('Job id'),
+  snapshotId: z.string().min(1).max(200).describe("A snapshotId named by the job's trace"),
+});
+export type AgentSnapshotParams = z.output<typeof AgentSnapshotParams>;
+
+export const AgentSnapshotResponse = z.object({
+  success: z.literal(true),
+  id: z.uuid(),
+  snapshotId: z.string(),
+  snapshot: z.string().describe('The artifact: JSON text for a schema answer, else the answer text'),
+});
+export type AgentSnapshotResponse = z.output<typeof AgentSnapshotResponse>;

@@ -6,10 +6,20 @@ import { HttpHeaders } from '../common/http-headers';
 export const WEBHOOK_EVENT_KINDS = ['started', 'page', 'completed', 'failed'] as const;
 /** What an extract job's webhook can subscribe to: it has no page events (its answer comes whole). */
 export const EXTRACT_WEBHOOK_EVENT_KINDS = ['started', 'completed', 'failed'] as const;
-/** What an agent job's webhook can subscribe to: `cancelled` when DELETE /v2/agent/{id} stops it. */
-export const AGENT_WEBHOOK_EVENT_KINDS = ['started', 'completed', 'failed', 'cancelled'] as const;
+/**
+ * What an agent job's webhook can subscribe to: `action` for each step of the browser agent as it
+ * ends, `cancelled` when DELETE /v2/agent/{id} stops it.
+ */
+export const AGENT_WEBHOOK_EVENT_KINDS = ['started', 'action', 'completed', 'failed', 'cancelled'] as const;
 /** Every event kind of any job. */
-export const ALL_WEBHOOK_EVENT_KINDS = ['started', 'page', 'completed', 'failed', 'cancelled'] as const;
+export const ALL_WEBHOOK_EVENT_KINDS = [
+  'started',
+  'page',
+  'action',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
 export const WebhookEventKind = z.enum(ALL_WEBHOOK_EVENT_KINDS);
 export type WebhookEventKind = z.infer<typeof WebhookEventKind>;
 
@@ -64,7 +74,7 @@ export const ExtractWebhookOption = webhookOptionOf(
 export const AgentWebhookOption = webhookOptionOf(
   webhookConfigOf(
     AGENT_WEBHOOK_EVENT_KINDS,
-    'Agent webhooks have the events started, completed, failed and cancelled (no action events here: read the steps from GET /v2/agent/{id})',
+    'Agent webhooks have the events started, action, completed, failed and cancelled',
   ),
 );
 

@@ -29,6 +29,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'extract.completed',
   'extract.failed',
   'agent.started',
+  'agent.action',
   'agent.completed',
   'agent.failed',
   'agent.cancelled',
@@ -49,7 +50,7 @@ export const WebhookEvent = z.object({
   data: z
     .array(z.unknown())
     .describe(
-      'Page events: the page document (as POST /v2/scrape). extract.completed and agent.completed: the answer, as `data` of GET /v2/extract/{id} or GET /v2/agent/{id}. Otherwise empty',
+      'Page events: the page document (as POST /v2/scrape). agent.action: the step (step, action, target, value, outcome, detail, url, ms, at). extract.completed and agent.completed: the answer, as `data` of GET /v2/extract/{id} or GET /v2/agent/{id}. Otherwise empty',
     ),
   metadata: z.record(z.string(), z.unknown()).optional(),
   error: z

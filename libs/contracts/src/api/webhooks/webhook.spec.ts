@@ -50,9 +50,15 @@ describe('extract and agent webhook options', () => {
       'cancelled',
       'failed',
     ]);
-    const action = AgentWebhookOption.safeParse({ url, events: ['action'] });
-    expect(action.success).toBe(false);
-    expect(JSON.stringify(action.error?.issues)).toContain('no action events');
+    expect(AgentWebhookOption.parse({ url, events: ['action'] }).events).toEqual(['action']);
+    const agentPage = AgentWebhookOption.safeParse({ url, events: ['page'] });
+    expect(agentPage.success).toBe(false);
+    expect(JSON.stringify(agentPage.error?.issues)).toContain(
+      'started, action, completed, failed and cancelled',
+    );
+    // Only agent jobs have steps.
+    expect(WebhookOption.safeParse({ url, events: ['action'] }).success).toBe(false);
+    expect(ExtractWebhookOption.safeParse({ url, events: ['action'] }).success).toBe(false);
     // A crawl or batch never sends `cancelled`, so its webhook cannot ask for it.
     expect(WebhookOption.safeParse({ url, events: ['cancelled'] }).success).toBe(false);
     expect(ExtractWebhookOption.safeParse({ url, events: ['cancelled'] }).success).toBe(false);
@@ -87,11 +93,19 @@ describe('WebhookEvent', () => {
     for (const type of ['extract.started', 'extract.completed', 'extract.failed']) {
       expect(WebhookEvent.safeParse({ ...base, type, data: [{ title: 'x' }] }).success).toBe(true);
     }
-    for (const type of ['agent.started', 'agent.completed', 'agent.failed', 'agent.cancelled']) {
+    for (const type of [
+      'agent.started',
+      'agent.action',
+      'agent.completed',
+      'agent.failed',
+      'agent.cancelled',
+    ]) {
       expect(WebhookEvent.safeParse({ ...base, type, data: ['a text answer'] }).success).toBe(true);
     }
     expect(WebhookEvent.safeParse({ ...base, type: 'extract.page' }).success).toBe(false);
     expect(WebhookEvent.safeParse({ ...base, type: 'crawl.cancelled' }).success).toBe(false);
+    expect(WebhookEvent.safeParse({ ...base, type: 'crawl.action' }).success).toBe(false);
+    expect(WebhookEvent.safeParse({ ...base, type: 'extract.action' }).success).toBe(false);
   });
 
   it('keeps crawl and batch data to page documents, and extract answers whole', () => {

@@ -35,6 +35,8 @@ export const AgentStep = z.object({
   /** The page's URL after the step. */
   url: z.string(),
   ms: z.int().min(0),
+  /** When the step ended (epoch ms); absent in replies of older replicas. */
+  at: z.int().min(0).optional(),
 });
 export type AgentStep = z.output<typeof AgentStep>;
 
@@ -42,7 +44,14 @@ export type AgentStep = z.output<typeof AgentStep>;
  * completed: the model finished with an answer; the others stopped it without one (max_tokens: the
  * run's token budget was spent; cancelled: its caller cancelled it through the cancel subject).
  */
-export const AgentRunStatus = z.enum(['completed', 'max_steps', 'max_tokens', 'timeout', 'cancelled', 'failed']);
+export const AgentRunStatus = z.enum([
+  'completed',
+  'max_steps',
+  'max_tokens',
+  'timeout',
+  'cancelled',
+  'failed',
+]);
 export type AgentRunStatus = z.output<typeof AgentRunStatus>;
 
 export const AgentRunRequest = z.object({
@@ -69,6 +78,12 @@ export const AgentRunRequest = z.object({
    * `max_tokens` before a model call whose estimated size would take it past this.
    */
   maxTokens: z.int().min(1).optional(),
+  /**
+   * The run's id: each step is reported to `agentStepRpc(stepsTo)` as soon as it ends (its caller
+   * records it and sends the job's `action` webhook event). Reports are best effort: the reply's
+   * `steps` stay the complete log.
+   */
+  stepsTo: z.uuid().optional(),
 });
 export type AgentRunRequest = z.output<typeof AgentRunRequest>;
 export type AgentRunRequestInput = z.input<typeof AgentRunRequest>;
@@ -113,6 +128,21 @@ export function agentCancelRpc(jobId: string) {
     AgentCancelRequest,
     AgentCancelReply,
   );
+}
+
+/** One step of a run, reported while the run goes on. */
+export const AgentStepReport = z.object({ runId: z.uuid(), step: AgentStep });
+export type AgentStepReport = z.output<typeof AgentStepReport>;
+/** recorded: the step was new to its caller (false for a report it already had). */
+export const AgentStepAck = z.object({ recorded: z.boolean() });
+export type AgentStepAck = z.output<typeof AgentStepAck>;
+
+/**
+ * The step subject of one run (`wds.batch.v1.agent.step.<runId>`), served by the batch worker that
+ * waits for the run while it lasts. No responders: nobody waits for that run any more.
+ */
+export function agentStepRpc(runId: string) {
+  return defineRpc(`wds.batch.v1.agent.step.${runId}`, 'batch', AgentStepReport, AgentStepAck);
 }
 
 export const BROWSER_AGENT_RPC = {

@@ -68,6 +68,12 @@ export const AgentCreateRequest = z.object({
   apiKey: z.string().min(1).max(64).nullable().default(null),
   /** Where the job's events go (agent kinds only; validated by the public schema). */
   webhook: WebhookConfig.optional(),
+  /** As the caller asked (kept for GET /v2/agent; the configured LLM runs every job). */
+  model: z.string().max(100).optional(),
+  effort: z.enum(['low', 'medium', 'high']).optional(),
+  /** The client that started the job (`origin` of the body, e.g. `js-sdk@4.42.0`) and its integration. */
+  origin: z.string().max(500).optional(),
+  integration: z.string().max(500).optional(),
 });
 export type AgentCreateRequest = z.output<typeof AgentCreateRequest>;
 export type AgentCreateRequestInput = z.input<typeof AgentCreateRequest>;
@@ -104,6 +110,52 @@ export type ExtractJobReply = z.output<typeof ExtractJobReply>;
 export const ExtractCancelReply = z.object({ status: ExtractStatus });
 export type ExtractCancelReply = z.output<typeof ExtractCancelReply>;
 
+/** The team's agent jobs created before `before` (epoch ms), newest first. */
+export const AgentListRequest = z.object({
+  teamId: z.string().min(1),
+  before: z.int().min(0).optional(),
+  limit: z.int().min(1).max(100),
+});
+export type AgentListRequest = z.output<typeof AgentListRequest>;
+
+export const AgentListEntry = z.object({
+  id: z.uuid(),
+  createdAt: z.string(),
+  status: z.enum(['processing', 'completed', 'failed']),
+  prompt: z.string(),
+  urls: z.array(z.string()),
+  schema: z.record(z.string(), z.unknown()).optional(),
+  model: z.string().optional(),
+  effort: z.enum(['low', 'medium', 'high']).optional(),
+  origin: z.string().optional(),
+  integration: z.string().optional(),
+});
+export type AgentListEntry = z.output<typeof AgentListEntry>;
+
+/** `nextBefore`: the `before` of the next page, when there is one. */
+export const AgentListReply = z.object({
+  agents: z.array(AgentListEntry),
+  nextBefore: z.int().min(0).optional(),
+});
+export type AgentListReply = z.output<typeof AgentListReply>;
+
+/** An agent job's trace: its run and steps as events (the public AgentTraceEvent shape). */
+export const AgentTraceReply = z.object({
+  events: z.array(z.record(z.string(), z.unknown())),
+  creditsUsed: z.int().min(0),
+  running: z.boolean(),
+});
+export type AgentTraceReply = z.output<typeof AgentTraceReply>;
+
+export const AgentSnapshotRequest = z.object({
+  teamId: z.string().min(1),
+  jobId: z.string().min(1).max(200),
+  snapshotId: z.string().min(1).max(200),
+});
+export type AgentSnapshotRequest = z.output<typeof AgentSnapshotRequest>;
+export const AgentSnapshotReply = z.object({ snapshot: z.string() });
+export type AgentSnapshotReply = z.output<typeof AgentSnapshotReply>;
+
 const BATCH = 'batch' as const;
 
 export const EXTRACT_RPC = {
@@ -113,4 +165,10 @@ export const EXTRACT_RPC = {
   agentCreate: defineRpc('wds.batch.v1.agent.create', BATCH, AgentCreateRequest, AgentCreateReply),
   /** Cancels an agent job (a no-op once it ended). */
   agentCancel: defineRpc('wds.batch.v1.agent.cancel', BATCH, JobRef, ExtractCancelReply),
+  /** The team's agent jobs, newest first (unexpired only). */
+  agentList: defineRpc('wds.batch.v1.agent.list', BATCH, AgentListRequest, AgentListReply),
+  /** An agent job's trace (NOT_FOUND / FORBIDDEN like status). */
+  agentTrace: defineRpc('wds.batch.v1.agent.trace', BATCH, JobRef, AgentTraceReply),
+  /** One artifact of an agent job by the snapshotId its trace names (NOT_FOUND otherwise). */
+  agentSnapshot: defineRpc('wds.batch.v1.agent.snapshot', BATCH, AgentSnapshotRequest, AgentSnapshotReply),
 } as const;
