@@ -117,17 +117,19 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
     const a = await client.agent({
       prompt: 'What colour does the Blue Kettle come in? Answer with the colour.',
       urls: [`${site.url}/shop/kettle`],
-      maxCredits: 7,
+      // Room for a step or two (6,000 tokens): the events and the trace below are about steps.
+      maxCredits: 400,
       effort: 'low',
       timeout: 900,
       webhook: `${site.url}/hooks/agent`,
     } as never);
     expect(['completed', 'failed']).toContain(a.status);
     expect(Number.isInteger(a.creditsUsed)).toBe(true);
-    expect(a.creditsUsed!).toBeLessThanOrEqual(7);
+    expect(a.creditsUsed!).toBeLessThanOrEqual(400);
     // A bare webhook URL takes every event: one agent.action per step, between started and the end.
     const agentId = (a as { id?: string }).id!;
     const steps = (a as { steps?: { action: string }[] }).steps ?? [];
+    expect(steps.length).toBeGreaterThan(0);
     const agentEvents = await deliveredUntil('/hooks/agent', ['agent.completed', 'agent.failed']);
     expect(agentEvents.map((e) => e.type)).toEqual([
       'agent.started',
@@ -216,11 +218,7 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
     expect(r.cancelled).toBe(true);
     expect(r.after).toBe('failed');
     // list_agents and get_agent_trace parse our answers (pydantic models of firecrawl-py).
-    expect(r.listed[r.startedId]).toEqual([
-      'failed',
-      'Find the price',
-      expect.stringMatching(/^python-sdk/),
-    ]);
+    expect(r.listed[r.startedId]).toEqual(['failed', 'Find the price', expect.stringMatching(/^python-sdk/)]);
     expect(r.trace[0]).toBe('run.started');
     expect(r.trace.slice(-2)).toEqual(['run.cancel_requested', 'run.finished']);
     expect(r.traceEnd).toBe('cancelled');
