@@ -21,3 +21,19 @@ CREATE TABLE agent_steps (
 
 -- GET /v2/agent: a team's jobs of one kind, newest first.
 CREATE INDEX jobs_team_kind_created ON jobs (team_id, kind, created_at DESC);
+
+-- Threads of agent jobs (`threadId`): each job starts one, or continues the one it names. `turns`
+-- numbers its runs; `running_job` is its latest run, and a thread takes a new run only once that
+-- one has ended. A thread goes once its runs have expired (AgentLog.openThread purges them).
+CREATE TABLE agent_threads (
+  id uuid PRIMARY KEY,
+  team_id text NOT NULL,
+  turns integer NOT NULL,
+  running_job uuid,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX agent_threads_updated ON agent_threads (updated_at);
+
+-- A thread's runs (GET /v2/agent/threads/{threadId}, the earlier turns a run is told).
+CREATE INDEX jobs_agent_thread ON jobs ((options ->> 'threadId')) WHERE kind = 'agent';

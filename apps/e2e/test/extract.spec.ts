@@ -162,6 +162,25 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
       const snapshot = await client.getAgentSnapshot(agentId, 'answer');
       expect(snapshot).toMatchObject({ success: true, snapshotId: 'answer', snapshot: a.data });
     }
+    // A follow-up in chat mode continues the run's thread; getAgentThread lists both turns.
+    expect(a).toMatchObject({ threadId: expect.any(String), threadTurn: 1, mode: 'extract' });
+    const follow = await client.agent({
+      prompt: 'In one sentence: what colour did you find?',
+      threadId: a.threadId,
+      mode: 'chat',
+      maxCredits: 400,
+      effort: 'low',
+      timeout: 900,
+    } as never);
+    expect(follow).toMatchObject({ threadId: a.threadId, threadTurn: 2, mode: 'chat' });
+    expect(follow.data).toBeUndefined();
+    const thread = await client.getAgentThread(a.threadId!, { includeData: true });
+    expect(thread.success).toBe(true);
+    expect(thread.thread!.runs.map((r) => [r.turn, r.mode, r.prompt])).toEqual([
+      [1, 'extract', 'What colour does the Blue Kettle come in? Answer with the colour.'],
+      [2, 'chat', 'In one sentence: what colour did you find?'],
+    ]);
+    expect(thread.thread!.status).toBe('idle');
     const started = await client.startAgent({
       prompt: 'Find the price',
       urls: [`${site.url}/shop/mug`],
@@ -199,7 +218,8 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
       after = c.get_agent_status(started.id)
       listed = c.list_agents()
       trace = c.get_agent_trace(started.id, live_view=True)
-      emit({"id": r.id, "status": r.status, "data": r.data, "credits": r.credits_used, "tokens": r.tokens_used, "expires": str(r.expires_at), "again": s.status, "sources": r.sources, "bad": bad, "agent": a.status, "agentCredits": a.credits_used, "cancelled": cancelled, "after": after.status, "listed": {x.id: [x.status, x.options.prompt, x.origin] for x in listed.agents}, "trace": [e.type for e in trace.events], "traceEnd": trace.events[-1].outcome, "startedId": started.id})
+      thread = c.get_agent_thread(a.thread_id, include_data=True)
+      emit({"id": r.id, "status": r.status, "data": r.data, "credits": r.credits_used, "tokens": r.tokens_used, "expires": str(r.expires_at), "again": s.status, "sources": r.sources, "bad": bad, "agent": a.status, "agentCredits": a.credits_used, "cancelled": cancelled, "after": after.status, "listed": {x.id: [x.status, x.options.prompt, x.origin] for x in listed.agents}, "trace": [e.type for e in trace.events], "traceEnd": trace.events[-1].outcome, "startedId": started.id, "thread": [thread.thread.status, [[r.turn, r.mode, r.status] for r in thread.thread.runs]], "turn": a.thread_turn})
       `,
       { apiUrl: stack.url, apiKey: KEY, timeoutMs: 900_000 },
     );
@@ -222,6 +242,11 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
     expect(r.trace[0]).toBe('run.started');
     expect(r.trace.slice(-2)).toEqual(['run.cancel_requested', 'run.finished']);
     expect(r.traceEnd).toBe('cancelled');
+    expect(r.turn).toBe(1);
+    expect(r.thread).toEqual([
+      'idle',
+      [[1, 'extract', r.agent === 'completed' ? 'succeeded' : expect.any(String)]],
+    ]);
   }, 900_000);
 
   it('answers unknown agent ids with 404, agent threads with 400, lists the jobs in team activity, and reads each listed id back through GET /v2/extract/{id} (another team: 403)', async () => {

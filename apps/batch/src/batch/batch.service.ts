@@ -67,7 +67,7 @@ export class BatchService implements OnApplicationBootstrap, OnApplicationShutdo
     this.createExtract = new CreateExtractUseCase(messaging, store, dispatcher, events, retentionMs);
     const agentLog = new AgentLog(database, BATCH_JOB_KIT.service);
     this.readExtract = new ReadExtractUseCase(store, agentLog);
-    this.agentDeps = { store, dispatcher, events, read: this.readExtract, retentionMs };
+    this.agentDeps = { store, dispatcher, events, read: this.readExtract, log: agentLog, retentionMs };
     this.agents.attach(store, events, agentLog);
     hooks.attach(this.readExtract);
   }

@@ -17,7 +17,14 @@ import type { JobEvents, JobRow, JobStore, PageDispatcher, PageWork, PageWorkRes
 import type { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import type { BatchConfig } from '../config';
-import { agentJobOptions, agentOptionsOf, statusStep, type AgentRecord } from './extract-options';
+import { continueFrom, threadContext, threadTask, type EarlierTurn } from './agent-thread';
+import {
+  agentJobOptions,
+  agentOptionsOf,
+  statusStep,
+  type AgentJobOptions,
+  type AgentRecord,
+} from './extract-options';
 import { AGENT_KIND, AGENT_TASK_KEY, type AgentWorkFactory } from './job-kind.hooks';
 import type { ReadExtractUseCase } from './read-extract.usecase';
 import type { AgentLog } from './agent-log';
@@ -64,6 +71,8 @@ export interface AgentJobDeps {
   dispatcher: PageDispatcher;
   events: JobEvents;
   read: ReadExtractUseCase;
+  /** The agent log (the jobs' threads). */
+  log: AgentLog;
   retentionMs: number;
 }
 
@@ -105,21 +114,40 @@ export class AgentJobs implements AgentWorkFactory {
     };
   }
 
-  /** wds.batch.v1.agent.create: records the job and publishes its one task (a retried create finds it). */
+  /**
+   * wds.batch.v1.agent.create: records the job and publishes its one task (a retried create finds
+   * it). The job starts a thread, or takes the next turn of the one it names: it is then told the
+   * earlier turns, and starts where the last one ended when it has no URLs of its own.
+   * Zero-data-retention jobs keep no thread.
+   */
   async create(deps: AgentJobDeps, cmd: AgentCreateRequest): Promise<AgentCreateReply> {
     const known = await deps.store.get(cmd.jobId);
     if (known) {
       if (known.teamId !== cmd.teamId || known.kind !== AGENT_KIND) {
         throw new ServiceError(ErrorCode.CONFLICT, 'The agent job id is taken');
       }
-      return { id: known.id };
+      return { id: known.id, ...threadOf(agentOptionsOf(known)) };
     }
+    let thread: Pick<AgentJobOptions, 'threadId' | 'threadTurn' | 'context'> = {};
+    let urls = cmd.urls;
+    if (cmd.threadId && !cmd.zeroDataRetention) {
+      const turn = await deps.log.continueThread(cmd.teamId, cmd.threadId, cmd.jobId);
+      const earlier = await this.earlierTurns(deps, cmd.teamId, cmd.threadId, turn);
+      const context = threadContext(earlier);
+      const from = continueFrom(earlier);
+      if (urls.length === 0 && from) urls = [from];
+      thread = { threadId: cmd.threadId, threadTurn: turn, ...(context ? { context } : {}) };
+    } else if (!cmd.zeroDataRetention) {
+      const opened = await deps.log.openThread(cmd.teamId, cmd.jobId, deps.retentionMs);
+      thread = { threadId: opened.threadId, threadTurn: opened.turn };
+    }
+    const options: AgentJobOptions = { ...agentJobOptions({ ...cmd, urls }), ...thread };
     await deps.store.create({
       id: cmd.jobId,
       teamId: cmd.teamId,
       kind: AGENT_KIND,
-      url: cmd.urls[0] ?? `agent:${cmd.jobId}`,
-      options: { ...agentJobOptions(cmd), apiKey: cmd.apiKey } as unknown as Record<string, unknown>,
+      url: urls[0] ?? `agent:${cmd.jobId}`,
+      options: { ...options, apiKey: cmd.apiKey } as unknown as Record<string, unknown>,
       pageLimit: 1,
       concurrency: 1,
       delayMs: 0,
@@ -132,11 +160,30 @@ export class AgentJobs implements AgentWorkFactory {
     if (job && !job.seeded) await deps.events.lifecycle(job, 'started');
     const outcome = await deps.store.addPages(
       cmd.jobId,
-      [{ urlKey: AGENT_TASK_KEY, url: cmd.urls[0] ?? `agent:${cmd.jobId}`, depth: 0 }],
+      [{ urlKey: AGENT_TASK_KEY, url: urls[0] ?? `agent:${cmd.jobId}`, depth: 0 }],
       { seeded: true },
     );
     await deps.dispatcher.publish(outcome.dispatch);
-    return { id: cmd.jobId };
+    return { id: cmd.jobId, ...threadOf(options) };
+  }
+
+  /** The thread's turns before `turn`, each with how its run ended (as its status tells it). */
+  private async earlierTurns(
+    deps: AgentJobDeps,
+    teamId: string,
+    threadId: string,
+    turn: number,
+  ): Promise<EarlierTurn[]> {
+    const runs = (await deps.log.threadRuns(teamId, threadId)).filter(
+      (r) => (agentOptionsOf(r).threadTurn ?? 0) < turn,
+    );
+    return Promise.all(
+      runs.map(async (r) => ({
+        turn: agentOptionsOf(r).threadTurn ?? 0,
+        prompt: agentOptionsOf(r).prompt,
+        state: await deps.read.execute({ teamId, jobId: r.id }),
+      })),
+    );
   }
 
   /**
@@ -166,7 +213,7 @@ export class AgentJobs implements AgentWorkFactory {
       .run({
         teamId: job.teamId,
         jobId: job.id,
-        prompt: o.prompt,
+        prompt: threadTask(o.context, o.prompt),
         urls: o.urls,
         ...(o.schema ? { schema: o.schema } : {}),
         maxSteps: o.maxSteps,
@@ -288,6 +335,11 @@ export class AgentJobs implements AgentWorkFactory {
     timer.unref();
     return () => clearInterval(timer);
   }
+}
+
+/** A job's thread as its create answers it. */
+function threadOf(o: AgentJobOptions): { threadId?: string; threadTurn?: number } {
+  return o.threadId ? { threadId: o.threadId, threadTurn: o.threadTurn } : {};
 }
 
 function agentFailure(status: string, output: string, withSchema: boolean): string {

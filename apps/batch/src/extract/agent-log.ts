@@ -1,4 +1,5 @@
-import type { AgentStep } from '@wds/contracts';
+import { randomUUID } from 'node:crypto';
+import { ErrorCode, ServiceError, type AgentStep } from '@wds/contracts';
 import type { Queryable } from '@wds/database';
 import { AGENT_TASK_KEY } from './job-kind.hooks';
 
@@ -29,6 +30,7 @@ export class AgentLog {
   private readonly steps: string;
   private readonly jobs: string;
   private readonly pages: string;
+  private readonly threads: string;
 
   constructor(
     private readonly db: Queryable,
@@ -39,6 +41,7 @@ export class AgentLog {
     this.steps = `${schema}.agent_steps`;
     this.jobs = `${schema}.jobs`;
     this.pages = `${schema}.job_pages`;
+    this.threads = `${schema}.agent_threads`;
   }
 
   /** Records the start of a run (false when the job is gone). */
@@ -76,6 +79,68 @@ export class AgentLog {
   }
 
   /**
+   * A new thread for the team's job `jobId` (turn 1). Threads whose last run is older than
+   * `retentionMs` (their runs have expired with their jobs) are deleted on the way, a few at a time.
+   */
+  async openThread(
+    teamId: string,
+    jobId: string,
+    retentionMs: number,
+  ): Promise<{ threadId: string; turn: number }> {
+    await this.db.query(
+      `DELETE FROM ${this.threads} WHERE id IN (
+         SELECT id FROM ${this.threads} WHERE updated_at < now() - $1::double precision * interval '1 millisecond'
+         ORDER BY updated_at LIMIT 100)`,
+      [retentionMs],
+    );
+    const threadId = randomUUID();
+    await this.db.query(
+      `INSERT INTO ${this.threads} (id, team_id, turns, running_job) VALUES ($1, $2, 1, $3)`,
+      [threadId, teamId, jobId],
+    );
+    return { threadId, turn: 1 };
+  }
+
+  /**
+   * The next turn of the team's thread, taken by job `jobId` in one statement (two runs asking at
+   * once cannot both take it): NOT_FOUND for a thread that is not the team's (or gone), CONFLICT
+   * while its latest run is still in progress.
+   */
+  async continueThread(teamId: string, threadId: string, jobId: string): Promise<number> {
+    const { rows } = await this.db.query<{ turns: number }>(
+      `UPDATE ${this.threads} t SET turns = t.turns + 1, running_job = $3, updated_at = now()
+        WHERE t.id = $1 AND t.team_id = $2
+          AND NOT EXISTS (SELECT 1 FROM ${this.jobs} j WHERE j.id = t.running_job AND j.status = 'scraping')
+        RETURNING t.turns`,
+      [threadId, teamId, jobId],
+    );
+    if (rows[0]) return rows[0].turns;
+    const known = await this.db.query<{ teamId: string }>(
+      `SELECT team_id AS "teamId" FROM ${this.threads} WHERE id = $1`,
+      [threadId],
+    );
+    if (known.rows[0]?.teamId !== teamId)
+      throw new ServiceError(ErrorCode.NOT_FOUND, 'Agent thread not found');
+    throw new ServiceError(
+      ErrorCode.CONFLICT,
+      'A run of this thread is still in progress: continue the thread once it has ended (or cancel it)',
+    );
+  }
+
+  /** The team's unexpired agent jobs of a thread, oldest turn first. */
+  async threadRuns(teamId: string, threadId: string): Promise<ThreadRunRow[]> {
+    const { rows } = await this.db.query<ThreadRunRow & { creditsUsed: string }>(
+      `SELECT id, created_at AS "createdAt", progressed_at AS "progressedAt", status, options,
+              credits_used AS "creditsUsed", expires_at AS "expiresAt", team_id AS "teamId", error
+         FROM ${this.jobs}
+        WHERE kind = 'agent' AND options ->> 'threadId' = $1 AND team_id = $2 AND expires_at > now()
+        ORDER BY (options ->> 'threadTurn')::int, created_at`,
+      [threadId, teamId],
+    );
+    return rows.map((r) => ({ ...r, creditsUsed: Number(r.creditsUsed) }));
+  }
+
+  /**
    * The team's unexpired jobs of `kind` created before `before` (epoch ms), newest first, at most
    * `limit` + 1 (the extra row tells whether there is a next page), each with its task's state.
    */
@@ -97,6 +162,19 @@ export class AgentLog {
     );
     return rows.map((r) => ({ ...r, taskStatus: r.taskStatus ?? undefined }));
   }
+}
+
+/** A run of a thread as its job row tells it. */
+export interface ThreadRunRow {
+  id: string;
+  createdAt: Date;
+  progressedAt: Date;
+  status: 'scraping' | 'completed' | 'failed' | 'cancelled';
+  options: Record<string, unknown>;
+  creditsUsed: number;
+  expiresAt: Date;
+  teamId: string;
+  error: string | null;
 }
 
 /**

@@ -27,6 +27,13 @@ export interface AgentJobOptions {
   effort?: 'low' | 'medium' | 'high';
   origin?: string;
   integration?: string;
+  /** extract (default, the answer in `data`) or chat (a text reply in `message`). */
+  mode?: 'extract' | 'chat';
+  /** Its thread (none under zero data retention) and its turn in it. */
+  threadId?: string;
+  threadTurn?: number;
+  /** What the run is told of the thread's earlier turns (threadContext), before its prompt. */
+  context?: string;
 }
 
 /** What is stored for an extract page (in place of the scraped document): its answer and cost. */
@@ -108,6 +115,7 @@ export function agentJobOptions(cmd: AgentCreateRequest): AgentJobOptions {
     ...(cmd.effort ? { effort: cmd.effort } : {}),
     ...(cmd.origin ? { origin: cmd.origin } : {}),
     ...(cmd.integration ? { integration: cmd.integration } : {}),
+    mode: cmd.mode,
   };
 }
 

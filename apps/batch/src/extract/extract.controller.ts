@@ -45,6 +45,11 @@ export class ExtractController {
     return this.batch.readExtract.trace(req);
   }
 
+  @MessagePattern(...rpc(EXTRACT_RPC.agentThread))
+  agentThread(@Payload() req: Req<'agentThread'>): Reply<'agentThread'> {
+    return this.batch.readExtract.thread(req);
+  }
+
   @MessagePattern(...rpc(EXTRACT_RPC.agentSnapshot))
   agentSnapshot(@Payload() req: Req<'agentSnapshot'>): Reply<'agentSnapshot'> {
     return this.batch.readExtract.snapshot(req);

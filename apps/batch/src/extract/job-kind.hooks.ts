@@ -70,7 +70,8 @@ export class JobKindHooks implements PageJobHooks {
       return { kind: 'failed', success: false, data: [], error: reply.error ?? `The ${noun} job failed` };
     }
     if (reply.status !== 'completed') return undefined;
-    const answer = reply.data ?? null;
+    // A chat-mode agent's answer is its reply text.
+    const answer = reply.data ?? reply.message ?? null;
     if (Buffer.byteLength(JSON.stringify(answer)) > EVENT_DOCUMENT_MAX_BYTES) {
       return {
         kind,

@@ -5,12 +5,15 @@ import {
   type AgentListRequest,
   type AgentSnapshotReply,
   type AgentSnapshotRequest,
+  type AgentThreadReply,
+  type AgentThreadRequest,
   type AgentTraceReply,
   type ExtractJobReply,
   type JobRef,
 } from '@wds/contracts';
 import type { JobRow, JobStore } from '@wds/jobs';
 import { listPage, type AgentLog, type AgentRunLog } from './agent-log';
+import { threadRunStatus } from './agent-thread';
 import { agentTrace, ANSWER_SNAPSHOT_ID } from './agent-trace';
 import { agentReply, extractReply, type PageFailure } from './extract-reply';
 import {
@@ -92,13 +95,63 @@ export class ReadExtractUseCase {
     };
   }
 
+  /** GET /v2/agent/threads/{threadId}: the thread's runs, oldest turn first. */
+  async thread(req: AgentThreadRequest): Promise<AgentThreadReply> {
+    const rows = await this.log.threadRuns(req.teamId, req.threadId);
+    if (rows.length === 0) throw new ServiceError(ErrorCode.NOT_FOUND, 'Agent thread not found');
+    const runs = await Promise.all(
+      rows.map(async (row) => {
+        const o = agentOptionsOf(row);
+        const state = await this.execute({ teamId: req.teamId, jobId: row.id });
+        return {
+          id: row.id,
+          turn: o.threadTurn ?? 1,
+          mode: o.mode ?? 'extract',
+          prompt: o.prompt,
+          urls: o.urls,
+          ...(o.schema ? { schema: o.schema } : {}),
+          ...(o.effort ? { effort: o.effort } : {}),
+          status: threadRunStatus(state),
+          createdAt: row.createdAt.toISOString(),
+          finishedAt: state.status === 'processing' ? null : row.progressedAt.toISOString(),
+          creditsUsed: state.creditsUsed,
+          message: state.message ?? null,
+          ...(req.includeData && state.status === 'completed' && state.data !== undefined
+            ? { data: state.data }
+            : {}),
+        };
+      }),
+    );
+    const times = rows.flatMap((r) => [r.createdAt.getTime(), r.progressedAt.getTime()]);
+    return {
+      id: req.threadId,
+      createdAt: rows[0].createdAt.toISOString(),
+      updatedAt: new Date(Math.max(...times)).toISOString(),
+      status: runs.some((r) => r.status === 'processing') ? 'running' : 'idle',
+      runs,
+    };
+  }
+
+  /**
+   * An agent job's state: its status (the current run's steps while it runs), its thread and mode;
+   * a chat-mode run's answer is its `message` (no `data`).
+   */
   private async agentState(
     job: JobRow,
     record: AgentRecord | undefined,
     runs: readonly AgentRunLog[],
   ): Promise<ExtractJobReply> {
     const live = runs.at(-1)?.steps.map(statusStep) ?? [];
-    return agentReply(job, record, (await this.failures(job))[0], live);
+    const { data, ...reply } = agentReply(job, record, (await this.failures(job))[0], live);
+    const o = agentOptionsOf(job);
+    const chat = o.mode === 'chat';
+    return {
+      ...reply,
+      ...(data !== undefined && !chat ? { data } : {}),
+      ...(chat && reply.status === 'completed' && record ? { message: record.output } : {}),
+      ...(o.threadId ? { threadId: o.threadId, threadTurn: o.threadTurn ?? 1 } : {}),
+      mode: o.mode ?? 'extract',
+    };
   }
 
   private async failures(job: JobRow): Promise<PageFailure[]> {

@@ -567,6 +567,114 @@ describe('extract jobs through the gateway (real services and a real model serve
   );
 
   it(
+    'continues a thread: one run at a time, the next told the earlier turns and starting where the last ended, chat replies in message',
+    async () => {
+      const first = await stack.call('POST', '/v2/agent', {
+        key: team.apiKey,
+        json: { prompt: AGENT_TASKS[0].prompt, urls: [`${agentSite.url}/`], maxCredits: 400, effort: 'low' },
+      });
+      expect(first.status).toBe(200);
+      expect(first.body).toEqual({
+        success: true,
+        id: expect.any(String),
+        threadId: expect.any(String),
+        threadTurn: 1,
+      });
+      const threadId = first.body.threadId as string;
+      // One run of a thread at a time: a follow-up while the first runs is a 409 and starts nothing.
+      const early = await stack.call('POST', '/v2/agent', {
+        key: team.apiKey,
+        json: { prompt: 'And its price?', threadId },
+      });
+      expect(early.status).toBe(409);
+      expect(early.body.error).toContain('still in progress');
+      const one = await waitAgent(first.body.id);
+      expect(one).toMatchObject({ threadId, threadTurn: 1, mode: 'extract' });
+      expect(one.message).toBeUndefined();
+
+      // The follow-up, in chat mode, without URLs.
+      const second = await stack.call('POST', '/v2/agent', {
+        key: team.apiKey,
+        json: {
+          prompt: 'Say in one sentence what you found.',
+          threadId,
+          mode: 'chat',
+          maxCredits: 400,
+          effort: 'low',
+        },
+      });
+      expect(second.status).toBe(200);
+      expect(second.body).toMatchObject({ threadId, threadTurn: 2 });
+      // What its run is told: the first turn's prompt and answer; where it starts: the first's last page.
+      const { rows } = await stack.db.query<{ context: string; url: string }>(
+        `SELECT options ->> 'context' AS context, url FROM batch.jobs WHERE id = $1`,
+        [second.body.id],
+      );
+      expect(rows[0].context).toContain(`Turn 1. Asked: ${AGENT_TASKS[0].prompt}`);
+      expect(rows[0].context).toContain(
+        one.status === 'completed'
+          ? `Answered: ${String(one.data).replace(/\s+/g, ' ').trim().slice(0, 100)}`
+          : 'Answered: (no answer',
+      );
+      if (one.finalUrl?.startsWith('http')) expect(rows[0].url).toBe(one.finalUrl);
+      const two = await waitAgent(second.body.id);
+      expect(two).toMatchObject({ threadId, threadTurn: 2, mode: 'chat' });
+      expect(two.data).toBeUndefined();
+      if (two.status === 'completed') expect(typeof two.message).toBe('string');
+
+      // The thread: both runs, oldest first, data only when asked for.
+      const thread = await stack.call('GET', `/v2/agent/threads/${threadId}?includeData=true`, {
+        key: team.apiKey,
+      });
+      expect(thread.status).toBe(200);
+      expect(thread.body.thread).toMatchObject({ id: threadId, status: 'idle' });
+      const runs = thread.body.thread.runs as Record<string, unknown>[];
+      expect(runs.map((r) => [r.id, r.turn, r.mode])).toEqual([
+        [first.body.id, 1, 'extract'],
+        [second.body.id, 2, 'chat'],
+      ]);
+      expect(runs[0]).toMatchObject({
+        prompt: AGENT_TASKS[0].prompt,
+        urls: [`${agentSite.url}/`],
+        effort: 'low',
+        status: one.status === 'completed' ? 'succeeded' : expect.any(String),
+        creditsUsed: one.creditsUsed,
+        finishedAt: expect.any(String),
+        message: null,
+      });
+      if (one.status === 'completed') expect(runs[0].data).toEqual(one.data);
+      expect(runs[1]).toMatchObject({ message: two.status === 'completed' ? two.message : null });
+      const plain = await stack.call('GET', `/v2/agent/threads/${threadId}`, { key: team.apiKey });
+      expect((plain.body.thread.runs as Record<string, unknown>[]).every((r) => !('data' in r))).toBe(true);
+
+      // Threads are the team's: others (and unknown ids) read 404 and cannot continue them.
+      const other = await stack.team();
+      expect((await stack.call('GET', `/v2/agent/threads/${threadId}`, { key: other.apiKey })).status).toBe(
+        404,
+      );
+      const foreign = await stack.call('POST', '/v2/agent', {
+        key: other.apiKey,
+        json: { prompt: 'x', threadId },
+      });
+      expect(foreign.status).toBe(404);
+      expect(
+        (await stack.call('GET', `/v2/agent/threads/${randomUUID()}`, { key: team.apiKey })).status,
+      ).toBe(404);
+      expect((await stack.call('GET', '/v2/agent/threads/nope', { key: team.apiKey })).status).toBe(400);
+      // Chat mode answers in text; zero data retention keeps no thread.
+      expect(
+        (
+          await stack.call('POST', '/v2/agent', {
+            key: team.apiKey,
+            json: { prompt: 'x', mode: 'chat', schema: { type: 'object', properties: {} } },
+          })
+        ).status,
+      ).toBe(400);
+    },
+    JOB_TIMEOUT_MS * 2,
+  );
+
+  it(
     'DELETE stops the agent run in flight in the browser pool within a step and bills only what it spent',
     async () => {
       const opened = agentSite.hits('/');

@@ -3,6 +3,8 @@ import {
   AgentListQuery,
   AgentRequest,
   AgentSnapshotParams,
+  AgentThreadParams,
+  AgentThreadQuery,
   AgentTraceQuery,
   ExtractRequest,
   JobIdParams,
@@ -10,6 +12,7 @@ import {
   type AgentCreateResponse,
   type AgentListResponse,
   type AgentSnapshotResponse,
+  type AgentThreadResponse,
   type AgentTraceResponse,
   type AgentStatusResponse,
   type ExtractCreateResponse,
@@ -41,8 +44,8 @@ export class ExtractController {
 }
 
 /**
- * POST and GET /v2/agent (start, list), GET and DELETE /v2/agent/{id}, GET /v2/agent/{id}/trace and
- * GET /v2/agent/{id}/snapshots/{snapshotId}.
+ * POST and GET /v2/agent (start, list), GET and DELETE /v2/agent/{id}, GET /v2/agent/{id}/trace,
+ * GET /v2/agent/{id}/snapshots/{snapshotId} and GET /v2/agent/threads/{threadId}.
  */
 @Controller('v2/agent')
 export class AgentController {
@@ -61,6 +64,20 @@ export class AgentController {
       team,
       validate(AgentListQuery, query, 'query'),
       publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, origin),
+    );
+  }
+
+  @Get('threads/:threadId')
+  thread(
+    @CurrentTeam() team: AuthenticatedTeam,
+    @Param() params: unknown,
+    @Query() query: unknown,
+  ): Promise<AgentThreadResponse> {
+    const { includeData } = validate(AgentThreadQuery, query, 'query');
+    return this.extract.agentThread(
+      team,
+      validate(AgentThreadParams, params, 'path').threadId,
+      includeData === 'true',
     );
   }
 

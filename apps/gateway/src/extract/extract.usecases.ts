@@ -11,6 +11,7 @@ import {
   type AgentListQuery,
   type AgentListResponse,
   type AgentSnapshotResponse,
+  type AgentThreadResponse,
   type AgentTraceEvent,
   type AgentTraceResponse,
   type AgentRequest,
@@ -105,7 +106,7 @@ export class ExtractUseCases {
     assertTeamMay(team, { zeroDataRetention: request.zeroDataRetention });
     await this.credits.requireCreditsToStart(team.teamId, 'an agent job');
     const createdAt = Date.now();
-    const { id } = await this.messaging.request(EXTRACT_RPC.agentCreate, {
+    const { id, threadId, threadTurn } = await this.messaging.request(EXTRACT_RPC.agentCreate, {
       jobId: randomUUID(),
       teamId: team.teamId,
       prompt: request.prompt,
@@ -124,6 +125,8 @@ export class ExtractUseCases {
       ...(request.effort ? { effort: request.effort } : {}),
       ...(request.origin ? { origin: request.origin } : {}),
       ...(request.integration ? { integration: request.integration } : {}),
+      ...(request.threadId ? { threadId: request.threadId } : {}),
+      mode: request.mode ?? 'extract',
     });
     await this.activity.execute({
       team,
@@ -132,7 +135,7 @@ export class ExtractUseCases {
       target: request.zeroDataRetention ? null : (request.urls?.[0] ?? null),
       createdAt,
     });
-    return { success: true, id };
+    return { success: true, id, ...(threadId ? { threadId, threadTurn } : {}) };
   }
 
   async agentStatus(team: AuthenticatedTeam, id: string): Promise<AgentStatusResponse> {
@@ -151,6 +154,29 @@ export class ExtractUseCases {
       tokensUsed: r.tokensUsed,
       ...(r.steps ? { steps: r.steps } : {}),
       ...(r.finalUrl ? { finalUrl: r.finalUrl } : {}),
+      ...(r.threadId ? { threadId: r.threadId, threadTurn: r.threadTurn } : {}),
+      ...(r.mode ? { mode: r.mode } : {}),
+      ...(r.message !== undefined ? { message: r.message } : {}),
+    };
+  }
+
+  /** GET /v2/agent/threads/{threadId}. */
+  async agentThread(
+    team: AuthenticatedTeam,
+    threadId: string,
+    includeData: boolean,
+  ): Promise<AgentThreadResponse> {
+    const thread = await this.messaging.request(EXTRACT_RPC.agentThread, {
+      teamId: team.teamId,
+      threadId,
+      includeData,
+    });
+    return {
+      success: true,
+      thread: {
+        ...thread,
+        runs: thread.runs.map((r) => ({ ...r, ...(r.urls.length === 0 ? { urls: undefined } : {}) })),
+      },
     };
   }
 

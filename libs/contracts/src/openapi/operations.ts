@@ -289,7 +289,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     security: 'apiKey',
     body: n('AgentRequest', api.AgentRequest),
     success: ok(n('AgentCreateResponse', api.AgentCreateResponse)),
-    errors: [400, 402, 403, 501],
+    errors: [400, 402, 403, 404, 409, 501],
   },
   {
     method: 'get',
@@ -301,6 +301,18 @@ export const OPERATIONS: readonly OperationDef[] = [
     query: api.AgentListQuery,
     success: ok(n('AgentListResponse', api.AgentListResponse)),
     errors: [400],
+  },
+  {
+    method: 'get',
+    path: '/v2/agent/threads/{threadId}',
+    operationId: 'getAgentThread',
+    summary: 'A thread of agent jobs (each continues the one before with `threadId`), oldest turn first',
+    tag: 'Extraction',
+    security: 'apiKey',
+    pathParams: api.AgentThreadParams,
+    query: api.AgentThreadQuery,
+    success: ok(n('AgentThreadResponse', api.AgentThreadResponse)),
+    errors: [400, 404],
   },
   {
     method: 'get',

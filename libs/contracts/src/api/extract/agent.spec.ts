@@ -14,10 +14,28 @@ describe('AgentRequest', () => {
     expect(parsed.strictConstrainToURLs).toBe(true);
   });
 
-  it('answers clearly for chat mode and for strictConstrainToURLs without urls', () => {
-    const chat = AgentRequest.safeParse({ ...ok, mode: 'chat' });
-    expect(chat.success).toBe(false);
-    expect(chat.error?.issues[0].message).toMatch(/chat mode .* not available/);
+  it('takes threads and chat mode, and answers clearly what does not go together', () => {
+    const threadId = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
+    expect(AgentRequest.parse({ ...ok, mode: 'chat', threadId })).toMatchObject({ mode: 'chat', threadId });
+    const notUuid = AgentRequest.safeParse({ ...ok, threadId: 't1' });
+    expect(notUuid.error?.issues[0]).toMatchObject({
+      path: ['threadId'],
+      message: expect.stringMatching(/threadId/),
+    });
+    const chatSchema = AgentRequest.safeParse({ ...ok, mode: 'chat', schema: { type: 'object' } });
+    expect(chatSchema.error?.issues[0]).toMatchObject({
+      path: ['schema'],
+      message: expect.stringMatching(/chat-mode/),
+    });
+    const zdr = AgentRequest.safeParse({ ...ok, threadId, zeroDataRetention: true });
+    expect(zdr.error?.issues[0]).toMatchObject({
+      path: ['threadId'],
+      message: expect.stringMatching(/zero data retention/),
+    });
+    expect(AgentRequest.safeParse({ ...ok, mode: 'talk' }).success).toBe(false);
+  });
+
+  it('answers clearly for strictConstrainToURLs without urls', () => {
     const strict = AgentRequest.safeParse({ prompt: 'x', strictConstrainToURLs: true });
     expect(strict.success).toBe(false);
     expect(strict.error?.issues[0]).toMatchObject({

@@ -39,26 +39,46 @@ export const AgentRequest = publicBody({
     .object({ username: z.string().max(1024).optional() })
     .optional()
     .describe('Accepted, not stored'),
-  threadId: notAvailable('threadId: agent threads are not available on this service'),
-  mode: z
-    .enum(['extract'], {
-      error: 'mode: only `extract`; chat mode (threads) is not available on this service',
-    })
+  threadId: z
+    .uuid({ error: 'threadId: the threadId of an earlier agent job of this team' })
     .optional()
-    .describe('Only `extract`; `chat` threads are not available'),
+    .describe(
+      'Continue this thread: the agent is told the earlier turns (their prompts and answers) and starts where the last one ended when no `urls` are given',
+    ),
+  mode: z
+    .enum(['extract', 'chat'])
+    .optional()
+    .describe('extract (default): the answer in `data`; chat: a text reply in `message`'),
   exchange: notAvailable('exchange is not available on this service'),
   location: z
     .object({ country: z.string().max(10).optional() })
     .optional()
     .describe('Accepted; no geo proxies'),
-}).refine((b) => !b.strictConstrainToURLs || (b.urls?.length ?? 0) > 0, {
-  path: ['strictConstrainToURLs'],
-  message: 'strictConstrainToURLs needs urls: navigation is kept on the hosts of the URLs given',
-});
+})
+  .refine((b) => !b.strictConstrainToURLs || (b.urls?.length ?? 0) > 0, {
+    path: ['strictConstrainToURLs'],
+    message: 'strictConstrainToURLs needs urls: navigation is kept on the hosts of the URLs given',
+  })
+  .refine((b) => b.mode !== 'chat' || !b.schema, {
+    path: ['schema'],
+    message: 'schema: a chat-mode run answers in text (`message`); use mode extract for structured data',
+  })
+  .refine((b) => !b.zeroDataRetention || !b.threadId, {
+    path: ['threadId'],
+    message: 'threadId: a thread keeps its earlier turns, which zero data retention does not allow',
+  });
 export type AgentRequest = z.output<typeof AgentRequest>;
 export type AgentRequestInput = z.input<typeof AgentRequest>;
 
-export const AgentCreateResponse = z.object({ success: z.literal(true), id: z.uuid() });
+export const AgentCreateResponse = z.object({
+  success: z.literal(true),
+  id: z.uuid(),
+  threadId: z
+    .uuid()
+    .optional()
+    .describe('The thread of this run: pass it back to continue (none under zero data retention)'),
+  threadTurn: z.int().min(1).optional().describe('1-based position of this run in its thread'),
+});
 export type AgentCreateResponse = z.output<typeof AgentCreateResponse>;
 
 /**
@@ -80,6 +100,10 @@ export const AgentStatusResponse = z.object({
     .array(z.object({ action: z.string(), target: z.string().optional(), outcome: z.string().optional() }))
     .optional(),
   finalUrl: z.string().optional(),
+  threadId: z.uuid().optional(),
+  threadTurn: z.int().min(1).optional(),
+  mode: z.enum(['extract', 'chat']).optional(),
+  message: z.string().optional().describe("A chat-mode run's reply (its answer is here, not in `data`)"),
 });
 export type AgentStatusResponse = z.output<typeof AgentStatusResponse>;
 
@@ -216,3 +240,41 @@ export const AgentSnapshotResponse = z.object({
   snapshot: z.string().describe('The artifact: JSON text for a schema answer, else the answer text'),
 });
 export type AgentSnapshotResponse = z.output<typeof AgentSnapshotResponse>;
+
+export const AgentThreadParams = z.object({ threadId: z.uuid().describe('Thread id') });
+export type AgentThreadParams = z.output<typeof AgentThreadParams>;
+
+export const AgentThreadQuery = z.object({
+  includeData: z.enum(['true', 'false']).optional().describe("Include each completed run's `data`"),
+});
+export type AgentThreadQuery = z.output<typeof AgentThreadQuery>;
+
+export const AgentThreadRun = z.object({
+  id: z.uuid(),
+  turn: z.int().min(1),
+  mode: z.enum(['extract', 'chat']),
+  prompt: z.string(),
+  urls: z.array(z.string()).optional(),
+  schema: z.unknown().optional(),
+  effort: AgentEffort.optional(),
+  status: z.enum(['processing', 'succeeded', 'failed', 'cancelled', 'credit_limit_reached']),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+  creditsUsed: z.int().min(0).nullable(),
+  message: z.string().nullable(),
+  data: z.unknown().optional(),
+});
+export type AgentThreadRun = z.output<typeof AgentThreadRun>;
+
+/** GET /v2/agent/threads/{threadId}: the thread and its runs, oldest turn first. */
+export const AgentThreadResponse = z.object({
+  success: z.literal(true),
+  thread: z.object({
+    id: z.uuid(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    status: z.enum(['idle', 'running']),
+    runs: z.array(AgentThreadRun),
+  }),
+});
+export type AgentThreadResponse = z.output<typeof AgentThreadResponse>;

@@ -74,11 +74,20 @@ export const AgentCreateRequest = z.object({
   /** The client that started the job (`origin` of the body, e.g. `js-sdk@4.42.0`) and its integration. */
   origin: z.string().max(500).optional(),
   integration: z.string().max(500).optional(),
+  /** Continue this thread of the team (NOT_FOUND unknown, CONFLICT while a run of it is in progress). */
+  threadId: z.uuid().optional(),
+  /** extract: the answer in `data`; chat: a text reply in `message`. */
+  mode: z.enum(['extract', 'chat']).default('extract'),
 });
 export type AgentCreateRequest = z.output<typeof AgentCreateRequest>;
 export type AgentCreateRequestInput = z.input<typeof AgentCreateRequest>;
 
-export const AgentCreateReply = z.object({ id: z.uuid() });
+/** The thread of the run (none for zero-data-retention jobs) and its turn in it. */
+export const AgentCreateReply = z.object({
+  id: z.uuid(),
+  threadId: z.uuid().optional(),
+  threadTurn: z.int().min(1).optional(),
+});
 export type AgentCreateReply = z.output<typeof AgentCreateReply>;
 
 export const AgentJobStep = z.object({
@@ -104,6 +113,11 @@ export const ExtractJobReply = z.object({
   steps: z.array(AgentJobStep).optional(),
   stopReason: z.string().optional(),
   finalUrl: z.string().optional(),
+  /** Agent: its thread, its turn in it, its mode and (chat mode) its reply. */
+  threadId: z.uuid().optional(),
+  threadTurn: z.int().min(1).optional(),
+  mode: z.enum(['extract', 'chat']).optional(),
+  message: z.string().optional(),
 });
 export type ExtractJobReply = z.output<typeof ExtractJobReply>;
 
@@ -147,6 +161,38 @@ export const AgentTraceReply = z.object({
 });
 export type AgentTraceReply = z.output<typeof AgentTraceReply>;
 
+export const AgentThreadRequest = z.object({
+  teamId: z.string().min(1),
+  threadId: z.uuid(),
+  includeData: z.boolean().default(false),
+});
+export type AgentThreadRequest = z.output<typeof AgentThreadRequest>;
+
+export const AgentThreadReply = z.object({
+  id: z.uuid(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  status: z.enum(['idle', 'running']),
+  runs: z.array(
+    z.object({
+      id: z.uuid(),
+      turn: z.int().min(1),
+      mode: z.enum(['extract', 'chat']),
+      prompt: z.string(),
+      urls: z.array(z.string()),
+      schema: z.record(z.string(), z.unknown()).optional(),
+      effort: z.enum(['low', 'medium', 'high']).optional(),
+      status: z.enum(['processing', 'succeeded', 'failed', 'cancelled', 'credit_limit_reached']),
+      createdAt: z.string(),
+      finishedAt: z.string().nullable(),
+      creditsUsed: z.int().min(0).nullable(),
+      message: z.string().nullable(),
+      data: z.unknown().optional(),
+    }),
+  ),
+});
+export type AgentThreadReply = z.output<typeof AgentThreadReply>;
+
 export const AgentSnapshotRequest = z.object({
   teamId: z.string().min(1),
   jobId: z.string().min(1).max(200),
@@ -169,6 +215,8 @@ export const EXTRACT_RPC = {
   agentList: defineRpc('wds.batch.v1.agent.list', BATCH, AgentListRequest, AgentListReply),
   /** An agent job's trace (NOT_FOUND / FORBIDDEN like status). */
   agentTrace: defineRpc('wds.batch.v1.agent.trace', BATCH, JobRef, AgentTraceReply),
+  /** A thread of the team's agent jobs (NOT_FOUND when none of its runs is left). */
+  agentThread: defineRpc('wds.batch.v1.agent.thread', BATCH, AgentThreadRequest, AgentThreadReply),
   /** One artifact of an agent job by the snapshotId its trace names (NOT_FOUND otherwise). */
   agentSnapshot: defineRpc('wds.batch.v1.agent.snapshot', BATCH, AgentSnapshotRequest, AgentSnapshotReply),
 } as const;
