@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { WebSocket } from 'ws';
 import { compileSchema } from '@wds/llm';
 import { listenLocal, type LocalServer } from './support/http';
 import { pythonSdk } from './support/python-sdk';
@@ -197,6 +198,59 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
       error: 'The agent job was cancelled',
     });
   }, 900_000);
+
+  it("JS SDK: getAgentTrace({liveView}) names the running agent's live view; its page and screencast open through the gateway with its token only", async () => {
+    const { default: Firecrawl } = await import('@mendable/firecrawl-js');
+    const client = new Firecrawl({ apiKey: KEY, apiUrl: stack.url, timeoutMs: 600_000 } as never);
+    const started = await client.startAgent({
+      prompt: 'Find the price of the Blue Kettle, then the price of the Red Mug, then compare them.',
+      urls: [`${site.url}/shop/kettle`],
+      effort: 'high',
+    } as never);
+    let view: { id: string; liveViewUrl: string; viewport: { width: number; height: number } } | undefined;
+    for (const until = Date.now() + 300_000; !view;) {
+      const trace = await client.getAgentTrace(started.id, { liveView: true });
+      view = trace.activeBrowserSessions?.[0];
+      if (view) break;
+      const status = await client.getAgentStatus(started.id);
+      if (status.status !== 'processing')
+        throw new Error(`the run ended before its view was seen: ${JSON.stringify(status)}`);
+      if (Date.now() > until) throw new Error('no live view within 300 s');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(view.id).toBe(started.id);
+    expect(view.liveViewUrl).toMatch(
+      new RegExp(`^${stack.url}/v2/agent/${started.id}/live/[A-Za-z0-9_-]{43}$`),
+    );
+    expect(view.viewport.width).toBeGreaterThan(0);
+    // The page needs no API key; the token is its credential.
+    const page = await fetch(view.liveViewUrl);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(await page.text()).toContain('/ws');
+    const forged = view.liveViewUrl.replace(/[A-Za-z0-9_-]{43}$/, 'B'.repeat(43));
+    expect((await fetch(forged)).status).toBe(404);
+    const frame = await new Promise<{ type: string; data: string }>((resolve, reject) => {
+      const ws = new WebSocket(`${view!.liveViewUrl.replace(/^http/, 'ws')}/ws`);
+      const timer = setTimeout(() => reject(new Error('no frame within 60 s')), 60_000);
+      ws.once('message', (m) => {
+        clearTimeout(timer);
+        ws.close();
+        resolve(JSON.parse(String(m)));
+      });
+      ws.once('error', reject);
+    });
+    expect(frame.type).toBe('frame');
+    expect(Buffer.from(frame.data, 'base64').subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+    expect(await client.cancelAgent(started.id)).toBe(true);
+    // Once the run is over the trace names no view and the page is gone.
+    for (const until = Date.now() + 120_000; ;) {
+      const after = await client.getAgentTrace(started.id, { liveView: true });
+      if (after.activeBrowserSessions?.length === 0 && (await fetch(view.liveViewUrl)).status === 404) break;
+      if (Date.now() > until) throw new Error('the live view outlived its run');
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }, 600_000);
 
   it('Python SDK: extract() and get_extract_status() parse the answers (status, ints, expires_at)', async () => {
     const sdk = await pythonSdk();

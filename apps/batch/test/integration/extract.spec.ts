@@ -503,7 +503,9 @@ describe('extract jobs through the gateway (real services and a real model serve
       // Read again: the same events with the same ids.
       const again = await stack.call('GET', `/v2/agent/${id}/trace?liveView=true`, { key: team.apiKey });
       expect(again.body.events).toEqual(trace.body.events);
-      expect(again.body.warning).toContain('Live views of agent runs are not available');
+      // No run in progress: no live view.
+      expect(again.body.activeBrowserSessions).toEqual([]);
+      expect(trace.body.activeBrowserSessions).toBeUndefined();
 
       // The answer as the artifact the trace names; nothing else is a snapshot.
       const snapshot = await stack.call('GET', `/v2/agent/${id}/snapshots/answer`, { key: team.apiKey });

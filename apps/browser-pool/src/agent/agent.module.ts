@@ -8,6 +8,7 @@ import { BrowserPool } from '../pool/browser-pool';
 import type { JobContext } from '../render/job-context';
 import { DEFAULT_SPEC, RenderModule } from '../render/render.module';
 import { AgentController } from './agent.controller';
+import { AgentViews, natsViewServer } from './agent-views';
 import { BrowserAgent } from './browser-agent';
 import { natsCancelServer, natsStepReporter, RunAgentUseCase } from './run-agent.usecase';
 
@@ -22,14 +23,21 @@ import { natsCancelServer, natsStepReporter, RunAgentUseCase } from './run-agent
       useFactory: (c: BrowserPoolConfig) => new BrowserAgent(new OpenAiCompatibleLlm(llmConfigFrom(c))),
     },
     {
+      provide: AgentViews,
+      inject: [LOGGER, Messaging],
+      useFactory: (logger: Logger, messaging: Messaging) =>
+        new AgentViews(natsViewServer(messaging), logger.child({ component: 'agent-views' })),
+    },
+    {
       provide: RunAgentUseCase,
-      inject: [APP_CONFIG, BrowserPool, BrowserAgent, LOGGER, Messaging],
+      inject: [APP_CONFIG, BrowserPool, BrowserAgent, LOGGER, Messaging, AgentViews],
       useFactory: (
         c: BrowserPoolConfig,
         pool: BrowserPool<JobContext>,
         agent: BrowserAgent,
         logger: Logger,
         messaging: Messaging,
+        views: AgentViews,
       ) =>
         new RunAgentUseCase(
           pool,
@@ -39,9 +47,10 @@ import { natsCancelServer, natsStepReporter, RunAgentUseCase } from './run-agent
           logger.child({ component: 'agent' }),
           natsCancelServer(messaging),
           natsStepReporter(messaging),
+          views,
         ),
     },
   ],
-  exports: [BrowserAgent],
+  exports: [BrowserAgent, AgentViews],
 })
 export class AgentModule {}

@@ -14,6 +14,7 @@ import type { Logger } from '@wds/observability';
 import type { BrowserContextOptions } from 'playwright-core';
 import { LostBrowserError, type BrowserPool } from '../pool/browser-pool';
 import type { JobContext } from '../render/job-context';
+import type { AgentViews } from './agent-views';
 import type { BrowserAgent } from './browser-agent';
 
 /** Beyond the run's deadline: closing the context, the reply. */
@@ -124,6 +125,8 @@ export class RunAgentUseCase {
     private readonly logger: Logger,
     private readonly serveCancel: CancelServer,
     private readonly reportStep: StepReporter,
+    /** Live views of the runs (absent: runs have none). */
+    private readonly views?: AgentViews,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -173,6 +176,8 @@ export class RunAgentUseCase {
             // The context's route guard refuses everything until bound: the agent's pages get the
             // network policy and ad/tracker blocking on every request.
             job.guard.bind({ blockAds: true, blocked: { policy: 0, ads: 0 } });
+            // Its live view (GET /v2/agent/{id}/trace?liveView=true) lasts as long as its page.
+            const closeView = this.views?.show(req.jobId, job.page);
             const t0 = this.now();
             running = {
               t0,
@@ -188,7 +193,7 @@ export class RunAgentUseCase {
                 onStep: reports?.add,
               }),
             };
-            const result = await running.result;
+            const result = await running.result.finally(() => closeView?.());
             return { result, browserMs: Math.max(0, Math.round(this.now() - t0)) };
           });
         } catch (err) {

@@ -1,10 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AgentViews } from '../agent/agent-views';
 import type { SessionManager } from './session-manager';
 
 const PATH = /^\/sessions\/([0-9a-f-]{36})\/([A-Za-z0-9_-]{20,100})(\/.*)?$/;
 /** `/sessions/<id>/live/<viewToken>`: a live view's screencast WebSocket. */
 const LIVE = /^\/sessions\/([0-9a-f-]{36})\/live\/([A-Za-z0-9_-]{43})$/;
+/** `/agents/<jobId>/live/<viewToken>`: a running agent's live view (AgentViews). */
+const AGENT_LIVE = /^\/agents\/([0-9a-f-]{36})\/live\/([A-Za-z0-9_-]{43})$/;
 
 /**
  * The replica's internal HTTP/WebSocket endpoint for session traffic the gateway forwards (cdpUrl):
@@ -19,6 +22,8 @@ export class SessionEndpoint {
     private readonly sessions: SessionManager,
     private readonly host: string,
     private readonly port: number,
+    /** Running agents' live views, when the agent runs of this replica have them. */
+    private readonly agentViews?: AgentViews,
   ) {}
 
   async start(): Promise<number> {
@@ -34,6 +39,12 @@ export class SessionEndpoint {
       session.relay.answerHttp(req, res, base);
     });
     server.on('upgrade', (req, socket, head: Buffer) => {
+      const agent = AGENT_LIVE.exec((req.url ?? '').split('?')[0]);
+      if (agent) {
+        if (this.agentViews) this.agentViews.upgrade(agent[1], agent[2], req, socket, head);
+        else socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+        return;
+      }
       const live = LIVE.exec((req.url ?? '').split('?')[0]);
       if (live) {
         const view = this.sessions.withViewToken(live[1], live[2]);

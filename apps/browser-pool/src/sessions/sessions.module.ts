@@ -17,6 +17,7 @@ import { SessionBilling } from './session-billing';
 import { SessionEndpoint } from './session-endpoint';
 import { SessionManager } from './session-manager';
 import { AgentModule } from '../agent/agent.module';
+import { AgentViews } from '../agent/agent-views';
 import { BrowserAgent } from '../agent/browser-agent';
 import { PromptSessionUseCase } from './session-prompt';
 import { SessionStore } from './session-store';
@@ -112,9 +113,9 @@ function agentBrowserBinary(): string | undefined {
     },
     {
       provide: SessionEndpoint,
-      inject: [APP_CONFIG, SessionManager],
-      useFactory: (c: BrowserPoolConfig, sessions: SessionManager) =>
-        new SessionEndpoint(sessions, c.WDS_BROWSER_SESSION_HOST, c.WDS_BROWSER_SESSION_PORT),
+      inject: [APP_CONFIG, SessionManager, AgentViews],
+      useFactory: (c: BrowserPoolConfig, sessions: SessionManager, agentViews: AgentViews) =>
+        new SessionEndpoint(sessions, c.WDS_BROWSER_SESSION_HOST, c.WDS_BROWSER_SESSION_PORT, agentViews),
     },
     {
       provide: PromptSessionUseCase,

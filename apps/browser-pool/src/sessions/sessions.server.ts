@@ -17,6 +17,7 @@ import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { BrowserPoolConfig } from '../config';
+import { AgentViews } from '../agent/agent-views';
 import { SessionEndpoint } from './session-endpoint';
 import { SessionManager } from './session-manager';
 import { PromptSessionUseCase } from './session-prompt';
@@ -41,6 +42,7 @@ export class SessionsServer implements OnApplicationBootstrap, BeforeApplication
     private readonly store: SessionStore,
     private readonly endpoint: SessionEndpoint,
     private readonly prompts: PromptSessionUseCase,
+    private readonly agentViews: AgentViews,
     @Inject(APP_CONFIG) private readonly config: BrowserPoolConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -49,6 +51,8 @@ export class SessionsServer implements OnApplicationBootstrap, BeforeApplication
     const c = this.config;
     const port = await this.endpoint.start();
     this.endpointUrl = c.WDS_BROWSER_SESSION_ADVERTISE ?? `http://127.0.0.1:${port}`;
+    // Agent runs' live views are served on the same endpoint.
+    this.agentViews.endpoint = this.endpointUrl;
     await this.store.heartbeat(c.WDS_INSTANCE_ID, this.endpointUrl);
     const mine = sessionReplicaRpc(c.WDS_INSTANCE_ID);
     this.messaging.serve(mine.execute, (req) => this.sessions.execute(req));

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { PageAgentBrowser } from '@wds/agent';
+import { WebSocket } from 'ws';
 import {
   agentCancelRpc,
   agentStepRpc,
+  agentViewRpc,
   AGENT_MAX_STEPS,
   AGENT_RPC_MARGIN_MS,
   BROWSER_AGENT_RPC,
@@ -290,6 +292,54 @@ describe('wds.browser-pool.v1.agent.run with a real model server (SmolLM2: plumb
     expect(await cancel().catch((e: unknown) => (e as ServiceError).code)).toBe('SERVICE_UNAVAILABLE');
     const next = await run({ maxSteps: 1 });
     expect(next.steps).toHaveLength(1);
+  });
+
+  it("shows a run live while it lasts: its view subject names the replica's endpoint and a token, the screencast opens with it only", async () => {
+    const jobId = randomUUID();
+    const view = () => pool.client.request(agentViewRpc(jobId), { jobId }, { timeoutMs: 5000 });
+    expect(await view().catch((e: unknown) => (e as ServiceError).code)).toBe('SERVICE_UNAVAILABLE');
+    const opened = site.hits('/');
+    const running = run({ jobId, timeoutMs: 900_000 });
+    const until = Date.now() + 300_000;
+    while (site.hits('/') === opened) {
+      if (Date.now() > until) throw new Error('the agent never opened its start page');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const shown = await view();
+    expect(shown).toEqual({
+      endpoint: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      viewport: { width: expect.any(Number), height: expect.any(Number) },
+    });
+    const wsBase = `${shown.endpoint.replace(/^http/, 'ws')}/agents/${jobId}/live`;
+    // The first frame: the page the agent works on, as a JPEG.
+    const socket = new WebSocket(`${wsBase}/${shown.token}`);
+    const frame = await new Promise<{ type: string; data: string; width: number }>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no frame within 60 s')), 60_000);
+      socket.once('message', (m) => {
+        clearTimeout(timer);
+        resolve(JSON.parse(String(m)));
+      });
+      socket.once('error', reject);
+    });
+    expect(frame.type).toBe('frame');
+    expect(Buffer.from(frame.data, 'base64').subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+    // Another token opens nothing.
+    const wrong = new WebSocket(`${wsBase}/${'A'.repeat(43)}`);
+    const refused = await new Promise<number>((resolve) => {
+      wrong.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      wrong.once('open', () => resolve(101));
+      wrong.once('error', () => resolve(-1));
+    });
+    expect(refused).toBe(404);
+    // Once the run ends its view closes and its subject is gone.
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+    expect(await pool.client.request(agentCancelRpc(jobId), { jobId }, { timeoutMs: 5000 })).toEqual({
+      stopped: true,
+    });
+    expect((await running).status).toBe('cancelled');
+    expect(await closed).toBe(1001);
+    expect(await view().catch((e: unknown) => (e as ServiceError).code)).toBe('SERVICE_UNAVAILABLE');
   });
 
   it('does not run an agent run again when its browser dies: it ends failed with what it spent', async () => {

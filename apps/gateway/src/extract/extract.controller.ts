@@ -86,9 +86,15 @@ export class AgentController {
     @CurrentTeam() team: AuthenticatedTeam,
     @Param() params: unknown,
     @Query() query: unknown,
+    @RequestOrigin() origin: string,
   ): Promise<AgentTraceResponse> {
     const { liveView } = validate(AgentTraceQuery, query, 'query');
-    return this.extract.agentTrace(team, validate(JobIdParams, params, 'path').id, liveView === 'true');
+    return this.extract.agentTrace(
+      team,
+      validate(JobIdParams, params, 'path').id,
+      liveView === 'true',
+      publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, origin),
+    );
   }
 
   @Get(':id/snapshots/:snapshotId')

@@ -23,6 +23,7 @@ import {
 } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import { RecordCallActivity } from '../credits/call-activity';
+import { agentView } from './agent-live-view';
 import { CreditsService } from '../credits/credits.service';
 import { assertTeamMay } from '../teams/assert-team-may';
 import type { AuthenticatedTeam } from '../teams/team';
@@ -33,9 +34,6 @@ const CREATE_TIMEOUT_MS = 120_000;
 const STEPS_BY_EFFORT = { low: 10, medium: 18, high: 25 } as const;
 /** Agent jobs per page of GET /v2/agent. */
 export const AGENT_LIST_PAGE = 20;
-/** What GET /v2/agent/{id}/trace?liveView=true says: agent runs have no live view here. */
-const NO_AGENT_LIVE_VIEW =
-  'Live views of agent runs are not available on this service (no activeBrowserSessions); the trace lists each step as it ends';
 
 /** POST/GET /v2/extract and /v2/agent (validated by the controllers): authorisation here, the jobs in the batch service. */
 @Injectable()
@@ -209,15 +207,30 @@ export class ExtractUseCases {
     };
   }
 
-  /** GET /v2/agent/{id}/trace. */
-  async agentTrace(team: AuthenticatedTeam, id: string, liveView: boolean): Promise<AgentTraceResponse> {
+  /**
+   * GET /v2/agent/{id}/trace. With `liveView`, `activeBrowserSessions` names the live view of the
+   * run in progress (asked of its replica once the job is known to be the team's), else none.
+   */
+  async agentTrace(
+    team: AuthenticatedTeam,
+    id: string,
+    liveView: boolean,
+    base: string,
+  ): Promise<AgentTraceResponse> {
     const trace = await this.messaging.request(EXTRACT_RPC.agentTrace, { teamId: team.teamId, jobId: id });
+    const view = liveView && trace.running ? await agentView(this.messaging, id) : undefined;
     return {
       success: true,
       id,
       events: trace.events as unknown as AgentTraceEvent[],
       creditsUsed: trace.creditsUsed,
-      ...(liveView ? { warning: NO_AGENT_LIVE_VIEW } : {}),
+      ...(liveView
+        ? {
+            activeBrowserSessions: view
+              ? [{ id, liveViewUrl: `${base}/v2/agent/${id}/live/${view.token}`, viewport: view.viewport }]
+              : [],
+          }
+        : {}),
     };
   }
 

@@ -156,7 +156,7 @@ export const AgentTraceQuery = z.object({
   liveView: z
     .enum(['true', 'false'])
     .optional()
-    .describe('Live views of agent runs are not available: answered with a warning'),
+    .describe('Add `activeBrowserSessions`: the live view of the run in progress (none once it ended)'),
 });
 export type AgentTraceQuery = z.output<typeof AgentTraceQuery>;
 
@@ -223,7 +223,18 @@ export const AgentTraceResponse = z.object({
   id: z.uuid(),
   events: z.array(AgentTraceEvent),
   creditsUsed: z.int().min(0),
-  warning: z.string().optional(),
+  activeBrowserSessions: z
+    .array(
+      z.object({
+        id: z.string(),
+        liveViewUrl: z
+          .string()
+          .describe("A page showing the agent's browser live (view only; its token is the credential)"),
+        viewport: z.object({ width: z.int(), height: z.int() }),
+      }),
+    )
+    .optional()
+    .describe('With liveView=true: the browser of the run in progress'),
 });
 export type AgentTraceResponse = z.output<typeof AgentTraceResponse>;
 
@@ -278,3 +289,10 @@ export const AgentThreadResponse = z.object({
   }),
 });
 export type AgentThreadResponse = z.output<typeof AgentThreadResponse>;
+
+/** GET /v2/agent/{id}/live/{token}: a running agent's live-view page (the token is the credential). */
+export const AgentLiveViewParams = z.object({
+  id: z.uuid().describe('Job id'),
+  token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "token: the live view token of the trace's liveViewUrl"),
+});
+export type AgentLiveViewParams = z.output<typeof AgentLiveViewParams>;

@@ -130,6 +130,35 @@ export function agentCancelRpc(jobId: string) {
   );
 }
 
+export const AgentViewRequest = z.object({ jobId: z.string().min(1).max(200) });
+export type AgentViewRequest = z.output<typeof AgentViewRequest>;
+/**
+ * A run's live view: the replica's session endpoint (the gateway splices the view's WebSocket to
+ * `<endpoint>/agents/<jobId>/live/<token>`), the view's token (the credential of its public page)
+ * and the page's viewport.
+ */
+export const AgentViewReply = z.object({
+  endpoint: z.url(),
+  token: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+  viewport: z.object({ width: z.int().min(1), height: z.int().min(1) }),
+});
+export type AgentViewReply = z.output<typeof AgentViewReply>;
+
+/**
+ * The live-view subject of one run (`wds.browser-pool.v1.agent.view.<jobId as base64url>`), served
+ * by the replica running the job's agent while the run lasts. No responders: no run of that job
+ * is in progress (or its replica serves no views).
+ */
+export function agentViewRpc(jobId: string) {
+  const token = Buffer.from(jobId, 'utf8').toString('base64url');
+  return defineRpc(
+    `wds.browser-pool.v1.agent.view.${token}`,
+    'browser-pool',
+    AgentViewRequest,
+    AgentViewReply,
+  );
+}
+
 /** One step of a run, reported while the run goes on. */
 export const AgentStepReport = z.object({ runId: z.uuid(), step: AgentStep });
 export type AgentStepReport = z.output<typeof AgentStepReport>;
