@@ -67,7 +67,8 @@ spec:
               containerPort: {{ .Values.healthPort }}
               protocol: TCP
             {{- end }}
-            {{- if (.Values.sessions | default dict).enabled }}
+            {{- if .Values.sessions }}
+            # The session endpoint: browser sessions (when on) and agent runs' live views.
             - name: sessions
               containerPort: {{ .Values.sessions.port }}
               protocol: TCP

@@ -242,22 +242,26 @@ procMount: Unmasked
 {{- end -}}
 {{- end -}}
 
-{{/* Browser sessions' variables (browser-pool `sessions`); explicit env wins over the ConfigMap. */}}
+{{/*
+Browser sessions' variables (browser-pool `sessions`); explicit env wins over the ConfigMap. The
+session endpoint is advertised whether or not sessions are on: it also serves the live views of
+agent runs.
+*/}}
 {{- define "wds-lib.sessionsEnv" -}}
 {{- with .Values.sessions }}
-{{- if .enabled }}
 - name: POD_IP
   valueFrom:
     fieldRef:
       fieldPath: status.podIP
-- name: WDS_BROWSER_SESSIONS
-  value: {{ .perReplica | quote }}
-- name: WDS_SESSION_WARM_BROWSERS
-  value: {{ .warmBrowsers | quote }}
 - name: WDS_BROWSER_SESSION_PORT
   value: {{ .port | quote }}
 - name: WDS_BROWSER_SESSION_ADVERTISE
   value: "http://$(POD_IP):{{ .port }}"
+{{- if .enabled }}
+- name: WDS_BROWSER_SESSIONS
+  value: {{ .perReplica | quote }}
+- name: WDS_SESSION_WARM_BROWSERS
+  value: {{ .warmBrowsers | quote }}
 - name: WDS_SANDBOX_UID_BASE
   value: {{ .uidBase | quote }}
 - name: WDS_SESSION_DIR

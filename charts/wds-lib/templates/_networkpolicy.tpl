@@ -28,15 +28,14 @@ spec:
         {{- toYaml . | nindent 8 }}
       {{- end }}
     {{- with .Values.sessions }}
-    {{- if .enabled }}
-    # Browser sessions' endpoint (cdpUrl, live views): the gateway only.
+    # The session endpoint (browser sessions' cdpUrl and live views, agent runs' live views): the
+    # gateway only.
     - ports:
         - port: {{ .port }}
           protocol: TCP
       {{- if not .ingressFrom }}{{ fail "sessions.ingressFrom is empty: the session port would be open to every pod" }}{{ end }}
       from:
         {{- toYaml .ingressFrom | nindent 8 }}
-    {{- end }}
     {{- end }}
   egress:
     # DNS to the cluster DNS only (global.networkPolicy.dns.to), never to arbitrary resolvers.
