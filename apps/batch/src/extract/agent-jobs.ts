@@ -288,8 +288,9 @@ export class AgentJobs implements AgentWorkFactory {
         })
       : false;
     const seen = new Set<number>();
-    const take = async (step: AgentStep): Promise<boolean> => {
-      if (seen.has(step.step)) return false;
+    const take = async (reported: AgentStep): Promise<boolean> => {
+      if (seen.has(reported.step)) return false;
+      const step = redactStep(reported);
       if (logging) await log!.record(job.id, runId, step);
       await this.events?.action(job, runId, step);
       seen.add(step.step);
@@ -335,6 +336,20 @@ export class AgentJobs implements AgentWorkFactory {
     timer.unref();
     return () => clearInterval(timer);
   }
+}
+
+/**
+ * Fields the agent typed into that look like credentials (password, one-time code, card number,
+ * security code, secret, token, PIN): a step's `value` there is kept out of the agent log, the
+ * trace and the `action` events.
+ */
+const SECRET_FIELD =
+  /pass(?:word|code|phrase)|\bpwd\b|secret|token|one[- ]?time|\botp\b|\bpin\b|\bcv[cv]2?\b|security code|card ?number|\biban\b|\bssn\b/i;
+
+/** The step as it is recorded and sent: a value typed into a credential field is redacted. */
+export function redactStep(step: AgentStep): AgentStep {
+  if (step.value === undefined || !SECRET_FIELD.test(step.target ?? '')) return step;
+  return { ...step, value: '[redacted]' };
 }
 
 /** A job's thread as its create answers it. */

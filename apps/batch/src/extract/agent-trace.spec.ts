@@ -1,5 +1,6 @@
 import { AgentTraceEvent, type AgentStep, type ExtractJobReply } from '@wds/contracts';
 import { listPage, type AgentRunLog } from './agent-log';
+import { redactStep } from './agent-jobs';
 import { agentTrace } from './agent-trace';
 import type { AgentRecord } from './extract-options';
 
@@ -168,5 +169,40 @@ describe('listPage', () => {
     expect(listPage([at(9), at(7), at(7)], 2)).toEqual({ shown: [at(9)], nextBefore: 8 });
     // A whole page in one millisecond: shown, and the next page starts before it.
     expect(listPage([at(7), at(7), at(7)], 2)).toEqual({ shown: [at(7), at(7)], nextBefore: 7 });
+  });
+});
+
+describe('redactStep', () => {
+  const fill = (target: string, value = 'hunter2') =>
+    redactStep({ step: 1, action: 'fill', target, value, outcome: 'ok', url: 'http://a.test/', ms: 1 });
+
+  it('keeps a value typed into a credential field out of what is recorded and sent', () => {
+    for (const target of [
+      'e4 textbox "Password"',
+      'e5 textbox "Passcode"',
+      'e6 textbox "One-time code"',
+      'e7 textbox "OTP"',
+      'e8 textbox "PIN"',
+      'e9 textbox "Card number"',
+      'e10 textbox "CVC"',
+      'e11 textbox "API token"',
+      'e12 textbox "Client secret"',
+    ])
+      expect(fill(target).value).toBe('[redacted]');
+  });
+
+  it('keeps other values, and steps without one, as they are', () => {
+    expect(fill('e3 textbox "Name"', 'Ada').value).toBe('Ada');
+    expect(fill('e3 textbox "Passport country"', 'UK').value).toBe('UK');
+    expect(fill('e3 textbox "Spinner"', 'x').value).toBe('x');
+    const click = {
+      step: 2,
+      action: 'click',
+      target: 'e2 button "Show password"',
+      outcome: 'ok' as const,
+      url: '',
+      ms: 1,
+    };
+    expect(redactStep(click)).toBe(click);
   });
 });
