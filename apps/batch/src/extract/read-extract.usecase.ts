@@ -108,7 +108,7 @@ export class ReadExtractUseCase {
           turn: o.threadTurn ?? 1,
           mode: o.mode ?? 'extract',
           prompt: o.prompt,
-          urls: o.urls,
+          ...(o.urls.length > 0 ? { urls: o.urls } : {}),
           ...(o.schema ? { schema: o.schema } : {}),
           ...(o.effort ? { effort: o.effort } : {}),
           status: threadRunStatus(state),

@@ -169,13 +169,7 @@ export class ExtractUseCases {
       threadId,
       includeData,
     });
-    return {
-      success: true,
-      thread: {
-        ...thread,
-        runs: thread.runs.map((r) => ({ ...r, ...(r.urls.length === 0 ? { urls: undefined } : {}) })),
-      },
-    };
+    return { success: true, thread };
   }
 
   /** GET /v2/agent: the team's agent jobs, newest first; `next` while there are more. */

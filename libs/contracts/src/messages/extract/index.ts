@@ -5,6 +5,7 @@ import {
   ExtractStatus,
   JOB_PROMPT_MAX,
 } from '../../api/extract/extract';
+import { AgentThreadRun } from '../../api/extract/agent';
 import { JsonSchemaObject } from '../../api/scrape/formats';
 import { ScrapeOptions } from '../../api/scrape/scrape-request';
 import { WebhookConfig } from '../../api/webhooks/webhook-config';
@@ -173,23 +174,8 @@ export const AgentThreadReply = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   status: z.enum(['idle', 'running']),
-  runs: z.array(
-    z.object({
-      id: z.uuid(),
-      turn: z.int().min(1),
-      mode: z.enum(['extract', 'chat']),
-      prompt: z.string(),
-      urls: z.array(z.string()),
-      schema: z.record(z.string(), z.unknown()).optional(),
-      effort: z.enum(['low', 'medium', 'high']).optional(),
-      status: z.enum(['processing', 'succeeded', 'failed', 'cancelled', 'credit_limit_reached']),
-      createdAt: z.string(),
-      finishedAt: z.string().nullable(),
-      creditsUsed: z.int().min(0).nullable(),
-      message: z.string().nullable(),
-      data: z.unknown().optional(),
-    }),
-  ),
+  /** As GET /v2/agent/threads/{threadId} lists them (the public schema). */
+  runs: z.array(AgentThreadRun),
 });
 export type AgentThreadReply = z.output<typeof AgentThreadReply>;
 
