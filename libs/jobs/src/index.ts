@@ -7,6 +7,7 @@ export * from './page-finisher';
 export * from './job-queries';
 export * from './job-watchdog';
 export * from './job-reader';
+export { JOB_COLUMNS, toJob, type RawJob } from './job-rows';
 export * from './team-gate';
 export * from './team-wake';
 export * from './job-runtime';

@@ -181,7 +181,7 @@ export class AgentJobs implements AgentWorkFactory {
       runs.map(async (r) => ({
         turn: agentOptionsOf(r).threadTurn ?? 0,
         prompt: agentOptionsOf(r).prompt,
-        state: await deps.read.execute({ teamId, jobId: r.id }),
+        state: await deps.read.agentStateOf(r),
       })),
     );
   }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, ServiceError, type AgentStep } from '@wds/contracts';
 import type { Queryable } from '@wds/database';
+import { JOB_COLUMNS, toJob, type JobRow, type RawJob } from '@wds/jobs';
 import { AGENT_TASK_KEY } from './job-kind.hooks';
 
 /** One run of a job's browser agent, with the steps recorded for it, in step order. */
@@ -128,16 +129,15 @@ export class AgentLog {
   }
 
   /** The team's unexpired agent jobs of a thread, oldest turn first. */
-  async threadRuns(teamId: string, threadId: string): Promise<ThreadRunRow[]> {
-    const { rows } = await this.db.query<ThreadRunRow & { creditsUsed: string }>(
-      `SELECT id, created_at AS "createdAt", progressed_at AS "progressedAt", status, options,
-              credits_used AS "creditsUsed", expires_at AS "expiresAt", team_id AS "teamId", error
+  async threadRuns(teamId: string, threadId: string): Promise<JobRow[]> {
+    const { rows } = await this.db.query<RawJob>(
+      `SELECT ${JOB_COLUMNS}
          FROM ${this.jobs}
         WHERE kind = 'agent' AND options ->> 'threadId' = $1 AND team_id = $2 AND expires_at > now()
         ORDER BY (options ->> 'threadTurn')::int, created_at`,
       [threadId, teamId],
     );
-    return rows.map((r) => ({ ...r, creditsUsed: Number(r.creditsUsed) }));
+    return rows.map(toJob);
   }
 
   /**
@@ -162,19 +162,6 @@ export class AgentLog {
     );
     return rows.map((r) => ({ ...r, taskStatus: r.taskStatus ?? undefined }));
   }
-}
-
-/** A run of a thread as its job row tells it. */
-export interface ThreadRunRow {
-  id: string;
-  createdAt: Date;
-  progressedAt: Date;
-  status: 'scraping' | 'completed' | 'failed' | 'cancelled';
-  options: Record<string, unknown>;
-  creditsUsed: number;
-  expiresAt: Date;
-  teamId: string;
-  error: string | null;
 }
 
 /**

@@ -37,10 +37,7 @@ export class ReadExtractUseCase {
 
   async execute(ref: JobRef): Promise<ExtractJobReply> {
     const job = await this.owned(ref, [EXTRACT_KIND, AGENT_KIND]);
-    if (job.kind === AGENT_KIND) {
-      const runs = job.status === 'scraping' ? await this.log.read(job.id) : [];
-      return this.agentState(job, await this.agentRecord(job), runs);
-    }
+    if (job.kind === AGENT_KIND) return this.agentStateOf(job);
     const records = await this.records(job);
     return extractReply(job, extractOptionsOf(job), records as ExtractPageRecord[], await this.failures(job));
   }
@@ -102,7 +99,7 @@ export class ReadExtractUseCase {
     const runs = await Promise.all(
       rows.map(async (row) => {
         const o = agentOptionsOf(row);
-        const state = await this.execute({ teamId: req.teamId, jobId: row.id });
+        const state = await this.agentStateOf(row);
         return {
           id: row.id,
           turn: o.threadTurn ?? 1,
@@ -130,6 +127,12 @@ export class ReadExtractUseCase {
       status: runs.some((r) => r.status === 'processing') ? 'running' : 'idle',
       runs,
     };
+  }
+
+  /** The state of an agent job already read (and owned by the team asking). */
+  async agentStateOf(job: JobRow): Promise<ExtractJobReply> {
+    const runs = job.status === 'scraping' ? await this.log.read(job.id) : [];
+    return this.agentState(job, await this.agentRecord(job), runs);
   }
 
   /**

@@ -1,4 +1,21 @@
+import { randomBytes } from 'node:crypto';
 import type { LiveViewMode } from '@wds/contracts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * Answers a live-view page request with the page in `mode`: a fresh nonce for its script and style,
+ * and the headers of `liveViewHeaders` (framing by `frameAncestors`).
+ */
+export function serveLiveViewPage(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  mode: LiveViewMode,
+  frameAncestors: string,
+): string {
+  const nonce = randomBytes(16).toString('base64');
+  void reply.headers(liveViewHeaders(nonce, frameAncestors, `${req.protocol}://${req.host}`));
+  return liveViewPage(mode, nonce);
+}
 
 /**
  * The live-view page: self-contained (no external asset), it opens `<its own URL>/ws`, draws each

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import { BROWSER_SESSION_RPC, ErrorCode, LiveViewParams, ServiceError } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
@@ -7,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PublicRoute } from '../auth/public-route';
 import type { GatewayConfig } from '../config';
 import { validate } from '../http/validate';
-import { liveViewHeaders, liveViewPage } from './live-view-page';
+import { serveLiveViewPage } from './live-view-page';
 
 /**
  * The live-view pages (liveViewUrl / interactiveLiveViewUrl): no API key, the view token in the path
@@ -40,9 +39,6 @@ export class LiveViewController {
       });
     if (!mode)
       throw new ServiceError(ErrorCode.NOT_FOUND, 'Unknown or ended browser session, or wrong view token');
-    const nonce = randomBytes(16).toString('base64');
-    const origin = `${req.protocol}://${req.host}`;
-    void reply.headers(liveViewHeaders(nonce, this.config.WDS_LIVE_VIEW_FRAME_ANCESTORS, origin));
-    return liveViewPage(mode, nonce);
+    return serveLiveViewPage(req, reply, mode, this.config.WDS_LIVE_VIEW_FRAME_ANCESTORS);
   }
 }

@@ -26,7 +26,7 @@ export abstract class SessionSocket implements OnApplicationBootstrap, OnApplica
 
   protected constructor(
     private readonly adapter: HttpAdapterHost,
-    private readonly messaging: Messaging,
+    protected readonly messaging: Messaging,
     private readonly logger: Logger,
   ) {}
 
@@ -38,6 +38,19 @@ export abstract class SessionSocket implements OnApplicationBootstrap, OnApplica
     req: IncomingMessage,
     upgrade: SessionUpgrade,
   ): { path: string; headers?: string[] };
+
+  /**
+   * The session endpoint of the replica the upgrade goes to, or undefined (then a 404): by default
+   * the active session's, when the token is one it gives `purpose`.
+   */
+  protected async resolve({ sessionId, token }: SessionUpgrade): Promise<URL | undefined> {
+    const reply = await this.messaging.request(BROWSER_SESSION_RPC.resolve, {
+      sessionId,
+      token,
+      purpose: this.purpose,
+    });
+    return new URL(reply.endpoint);
+  }
 
   onApplicationBootstrap(): void {
     const server = this.adapter.httpAdapter.getHttpServer() as import('node:http').Server;
@@ -57,17 +70,9 @@ export abstract class SessionSocket implements OnApplicationBootstrap, OnApplica
     head: Buffer,
     upgrade: SessionUpgrade,
   ): Promise<void> {
-    const { sessionId, token } = upgrade;
     socket.on('error', () => socket.destroy());
-    let endpoint: URL;
-    try {
-      const reply = await this.messaging.request(BROWSER_SESSION_RPC.resolve, {
-        sessionId,
-        token,
-        purpose: this.purpose,
-      });
-      endpoint = new URL(reply.endpoint);
-    } catch {
+    const endpoint = await this.resolve(upgrade).catch(() => undefined);
+    if (!endpoint) {
       refuseUpgrade(socket);
       return;
     }
@@ -79,7 +84,7 @@ export abstract class SessionSocket implements OnApplicationBootstrap, OnApplica
       ...this.route(req, upgrade),
       open: this.open,
       logger: this.logger,
-      sessionId,
+      sessionId: upgrade.sessionId,
     });
   }
 }

@@ -1,17 +1,5 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
-import {
-  Controller,
-  Get,
-  Inject,
-  Injectable,
-  Param,
-  Req,
-  Res,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { timingSafeEqual } from 'node:crypto';
+import { Controller, Get, Inject, Injectable, Param, Req, Res } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import {
   agentViewRpc,
@@ -25,8 +13,8 @@ import type { Logger } from '@wds/observability';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PublicRoute } from '../auth/public-route';
-import { liveViewHeaders, liveViewPage } from '../browser/live-view-page';
-import { refuseUpgrade, spliceToReplica } from '../browser/replica-splice';
+import { serveLiveViewPage } from '../browser/live-view-page';
+import { SessionSocket, type SessionUpgrade } from '../browser/session-socket';
 import type { GatewayConfig } from '../config';
 import { validate } from '../http/validate';
 
@@ -81,11 +69,7 @@ export class AgentLiveViewController {
         ErrorCode.NOT_FOUND,
         'No agent run of this job is in progress, or wrong view token',
       );
-    const nonce = randomBytes(16).toString('base64');
-    void reply.headers(
-      liveViewHeaders(nonce, this.config.WDS_LIVE_VIEW_FRAME_ANCESTORS, `${req.protocol}://${req.host}`),
-    );
-    return liveViewPage('view', nonce);
+    return serveLiveViewPage(req, reply, 'view', this.config.WDS_LIVE_VIEW_FRAME_ANCESTORS);
   }
 }
 
@@ -98,43 +82,25 @@ const PATH = /^\/v2\/agent\/([0-9a-f-]{36})\/live\/([A-Za-z0-9_-]{43})\/ws\/?(?:
  * (`/agents/<jobId>/live/<token>`), which checks it again. Anything else gets a 404.
  */
 @Injectable()
-export class AgentLiveViewSocket implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly open = new Set<Duplex>();
+export class AgentLiveViewSocket extends SessionSocket {
+  /** Not asked of a browser session (resolve is the agent view's); an agent's view is view only. */
+  protected readonly purpose = 'live';
 
-  constructor(
-    private readonly adapter: HttpAdapterHost,
-    private readonly messaging: Messaging,
-    @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const server = this.adapter.httpAdapter.getHttpServer() as import('node:http').Server;
-    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      const m = PATH.exec(req.url ?? '');
-      if (m) void this.splice(req, socket, head, m[1].toLowerCase(), m[2]);
-    });
+  constructor(adapter: HttpAdapterHost, messaging: Messaging, @Inject(LOGGER) logger: Logger) {
+    super(adapter, messaging, logger);
   }
 
-  onApplicationShutdown(): void {
-    for (const s of this.open) s.destroy();
+  protected match(url: string): SessionUpgrade | undefined {
+    const m = PATH.exec(url);
+    return m ? { sessionId: m[1].toLowerCase(), token: m[2] } : undefined;
   }
 
-  private async splice(req: IncomingMessage, socket: Duplex, head: Buffer, jobId: string, token: string) {
-    socket.on('error', () => socket.destroy());
-    const view = await viewFor(this.messaging, jobId, token);
-    if (!view) {
-      refuseUpgrade(socket);
-      return;
-    }
-    spliceToReplica({
-      req,
-      socket,
-      head,
-      endpoint: new URL(view.endpoint),
-      path: `/agents/${jobId}/live/${token}`,
-      open: this.open,
-      logger: this.logger,
-      sessionId: jobId,
-    });
+  protected override async resolve({ sessionId, token }: SessionUpgrade): Promise<URL | undefined> {
+    const view = await viewFor(this.messaging, sessionId, token);
+    return view ? new URL(view.endpoint) : undefined;
+  }
+
+  protected route(_req: unknown, { sessionId, token }: SessionUpgrade) {
+    return { path: `/agents/${sessionId}/live/${token}` };
   }
 }
