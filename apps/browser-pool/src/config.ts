@@ -56,6 +56,11 @@ export const browserPoolEnvShape = {
    * (its memory back; a later first call starts one as usual). 0 keeps it for the session's life.
    */
   WDS_SESSION_WARM_RUNTIME_UNUSED_SECONDS: envInt({ min: 0, max: 86_400 }).default(120),
+  /**
+   * Frames per second of session recordings (recordSession): the screen sampled at this rate and
+   * encoded as H.264 by ffmpeg (about 5% of a core per recorded session at 4 fps, docs/benchmarks.md).
+   */
+  WDS_SESSION_RECORDING_FPS: envInt({ min: 1, max: 15 }).default(4),
   /** Session browsers in 2 processes instead of 6 (in-process GPU/network/audio, no zygote); false for comparison. */
   WDS_SESSION_LEAN_BROWSER: envBool().default(true),
   /** Host directory of the sessions' private directories (profiles, scratch, sockets). */

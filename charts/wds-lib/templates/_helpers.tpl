@@ -262,6 +262,8 @@ agent runs.
   value: {{ .perReplica | quote }}
 - name: WDS_SESSION_WARM_BROWSERS
   value: {{ .warmBrowsers | quote }}
+- name: WDS_SESSION_RECORDING_FPS
+  value: {{ .recordingFps | default 4 | quote }}
 - name: WDS_SANDBOX_UID_BASE
   value: {{ .uidBase | quote }}
 - name: WDS_SESSION_DIR

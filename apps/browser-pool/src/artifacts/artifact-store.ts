@@ -36,6 +36,12 @@ export class ObjectStoreArtifacts extends ArtifactStore {
     await store.putBlob({ name: id, metadata: { teamId, kind, contentType } }, new Uint8Array(data));
     return { id, contentType, bytes: data.length };
   }
+
+  /** Stores (or replaces) the object `name`, e.g. a file of a session recording. */
+  async putNamed(name: string, metadata: Record<string, string>, data: Buffer): Promise<void> {
+    const store = await this.open();
+    await store.putBlob({ name, metadata }, new Uint8Array(data));
+  }
 }
 
 /** Storage disabled: binaries travel base64 in the reply (small ones only; large content is refused). */

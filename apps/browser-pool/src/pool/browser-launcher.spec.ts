@@ -28,13 +28,19 @@ describe('Chromium environment', () => {
     const saved = { ...process.env };
     process.env.DATABASE_URL = 'postgres://wds:launcher-secret@db/wds';
     process.env.WDS_ADMIN_TOKEN = 'launcher-admin-token';
-    const launcher = new ChromiumLauncher(defaultChromiumPath(), new LinuxProcessTable(), () => 'http://127.0.0.1:9');
+    const launcher = new ChromiumLauncher(
+      defaultChromiumPath(),
+      new LinuxProcessTable(),
+      () => 'http://127.0.0.1:9',
+    );
     const { browser, pid } = await launcher.launch();
     try {
       expect(pid).toBeDefined();
       const environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
       expect(environ.some((e) => e.startsWith('PATH='))).toBe(true);
-      expect(environ.join('\n')).not.toMatch(/launcher-secret|launcher-admin-token|DATABASE_URL|WDS_ADMIN_TOKEN/);
+      expect(environ.join('\n')).not.toMatch(
+        /launcher-secret|launcher-admin-token|DATABASE_URL|WDS_ADMIN_TOKEN/,
+      );
     } finally {
       await browser.close();
       process.env = saved;

@@ -49,7 +49,8 @@ export function shmIsLarge(path = '/dev/shm'): boolean {
  * environment (DATABASE_URL, tokens, API keys) reaches the browser, whose renderers run untrusted
  * pages and user scripts.
  */
-const CHROMIUM_ENV_ALLOWED = /^(PATH|HOME|TMPDIR|LANG|LANGUAGE|LC_[A-Z]+|TZ|XDG_(CONFIG|CACHE|DATA|RUNTIME)_(HOME|DIR)|FONTCONFIG_(FILE|PATH))$/;
+const CHROMIUM_ENV_ALLOWED =
+  /^(PATH|HOME|TMPDIR|LANG|LANGUAGE|LC_[A-Z]+|TZ|XDG_(CONFIG|CACHE|DATA|RUNTIME)_(HOME|DIR)|FONTCONFIG_(FILE|PATH))$/;
 
 export function chromiumEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const out: Record<string, string> = {};

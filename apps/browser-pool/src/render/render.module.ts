@@ -150,6 +150,6 @@ export const DEFAULT_SPEC = contextSpecFor({
     },
     RenderServer,
   ],
-  exports: [PolicyProxy, ProfileStore, ReplayStore, BrowserPool],
+  exports: [PolicyProxy, ProfileStore, ReplayStore, BrowserPool, ArtifactStore],
 })
 export class RenderModule {}

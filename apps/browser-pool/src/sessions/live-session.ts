@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import type { SessionBrowser } from '../sandbox/session-browser';
 import type { CdpRelay } from './cdp-relay';
 import { LiveViews } from './live-view';
+import type { SessionRecorder } from './session-recorder';
 import type { SessionDirs, SessionRuntimes } from './session-runtimes';
 
 export type { SessionDirs } from './session-runtimes';
@@ -17,6 +18,8 @@ export class LiveSession {
   ending = false;
   /** The page opened last (by code, CDP or a popup) while it is open: live views show it. */
   private active?: Page;
+  /** Records what the session shows (recordSession), from record() until close(). */
+  private recorder?: SessionRecorder;
 
   constructor(
     readonly record: BrowserSessionRecord,
@@ -40,13 +43,24 @@ export class LiveSession {
     const context = browser.browser.contexts()[0];
     context.on('page', (page) => {
       this.active = page;
-      this.views.activePageChanged();
+      this.activePageChanged();
       page.once('close', () => {
         if (this.active !== page) return;
         this.active = undefined;
-        this.views.activePageChanged();
+        this.activePageChanged();
       });
     });
+  }
+
+  private activePageChanged(): void {
+    this.views.activePageChanged();
+    this.recorder?.follow();
+  }
+
+  /** Starts recording what the session shows with `recorder` (its page is this session's). */
+  async startRecording(recorder: SessionRecorder): Promise<void> {
+    this.recorder = recorder;
+    await recorder.start();
   }
 
   get createdAtMs(): number {
@@ -100,10 +114,11 @@ export class LiveSession {
     return run.finally(() => this.touch());
   }
 
-  /** Stops runtimes, relay and browser. */
+  /** Stops runtimes, relay and browser; a recording is finished (and uploaded) first. */
   async close(): Promise<void> {
     this.runtimes.close();
     this.views.close();
+    await this.recorder?.stop();
     await this.browser.close();
   }
 }

@@ -24,6 +24,7 @@ import { SandboxCgroup } from '../sandbox/cgroup';
 import { SessionBrowser } from '../sandbox/session-browser';
 import { LiveSession } from './live-session';
 import { replayScrape } from './replay';
+import { SessionRecorder, type RecordingSettings, type RecordingSink } from './session-recorder';
 import type { SessionBilling } from './session-billing';
 import { SessionRuntimes } from './session-runtimes';
 import type { SessionStore } from './session-store';
@@ -54,6 +55,12 @@ export interface SessionSettings {
   warmRuntimes: readonly CodeLanguage[];
   /** A session's runtime started ahead and not called within this long is stopped (0: kept). */
   warmRuntimeUnusedMs: number;
+  /**
+   * Session recordings (recordSession): where their files go and how they are encoded; undefined
+   * when this deployment cannot record (why: `recordingUnavailable`).
+   */
+  recording?: { sink: RecordingSink; settings: RecordingSettings };
+  recordingUnavailable?: string;
 }
 
 /**
@@ -133,6 +140,12 @@ export class SessionManager {
   }
 
   async create(req: SessionCreateRequest): Promise<BrowserSessionRecord> {
+    if (req.recordSession && !this.s.recording) {
+      throw new ServiceError(
+        ErrorCode.NOT_IMPLEMENTED,
+        `Session recording is not available on this deployment: ${this.s.recordingUnavailable ?? 'not configured'}`,
+      );
+    }
     const t0 = Date.now();
     const phases: Record<string, number> = {};
     // Every slot may be held by warm browsers still starting: one of them is this create's.
@@ -170,6 +183,7 @@ export class SessionManager {
     const id = taken?.id ?? randomUUID();
     this.startingIds.add(id);
     const token = randomBytes(32).toString('base64url');
+    const recordingToken = req.recordSession ? randomBytes(32).toString('base64url') : undefined;
     let record: BrowserSessionRecord | undefined;
     let browser: SessionBrowser | undefined = taken?.browser;
     let dirs: LiveSession['dirs'] | undefined = taken?.dirs;
@@ -184,6 +198,7 @@ export class SessionManager {
         ttlSeconds: req.ttl,
         activityTtlSeconds: req.activityTtl,
         token,
+        recordingToken,
         profile,
         maxSessions: req.maxSessions,
         concurrency: req.concurrency,
@@ -236,6 +251,19 @@ export class SessionManager {
       if (hold.status === 'rejected') throw hold.reason;
       if (ready.status === 'rejected') throw ready.reason;
       const session = ready.value;
+      if (recordingToken && this.s.recording) {
+        const { sink, settings } = this.s.recording;
+        await session.startRecording(
+          new SessionRecorder(
+            () => session.page(),
+            path.join(this.s.baseDir, 'recordings', id),
+            { teamId: req.teamId, kind: 'recording', sessionId: id, token: recordingToken },
+            sink,
+            settings,
+            this.logger,
+          ),
+        );
+      }
       this.logger.debug(
         {
           sessionId: id,

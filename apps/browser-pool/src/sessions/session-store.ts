@@ -22,6 +22,7 @@ interface Row {
   duration_ms: string | null;
   credits_billed: number | null;
   prompt_used: boolean;
+  recording_token: string | null;
 }
 
 export interface NewSession {
@@ -33,6 +34,8 @@ export interface NewSession {
   ttlSeconds: number;
   activityTtlSeconds: number;
   token: string;
+  /** Set when the session is recorded (recording.ts). */
+  recordingToken?: string;
   profile?: BrowserProfile;
   maxSessions: number;
   /** The team's concurrency limit, when the session holds one of its slots (session-leases.ts). */
@@ -63,6 +66,7 @@ export function toRecord(r: Row): BrowserSessionRecord {
     ...(r.duration_ms !== null ? { durationMs: Number(r.duration_ms) } : {}),
     ...(r.credits_billed !== null ? { creditsBilled: r.credits_billed } : {}),
     ...(r.token && r.status === 'active' ? { token: r.token } : {}),
+    ...(r.recording_token ? { recordingToken: r.recording_token } : {}),
   };
 }
 
@@ -105,8 +109,9 @@ export class SessionStore {
       }
       const res = await q.query<Row>(
         `INSERT INTO browser_pool.sessions (id, team_id, status, replica_id, scrape_job_id, stream_web_view,
-           ttl_seconds, activity_ttl_seconds, token, profile, expires_at)
-         VALUES ($1, $2, 'active', $3, $4, $5, $6::int, $7, $8, $9, now() + make_interval(secs => $6::int))
+           ttl_seconds, activity_ttl_seconds, token, profile, recording_token, expires_at)
+         VALUES ($1, $2, 'active', $3, $4, $5, $6::int, $7, $8, $9, $10,
+                 now() + make_interval(secs => $6::int))
          ON CONFLICT DO NOTHING RETURNING *`,
         [
           s.id,
@@ -118,6 +123,7 @@ export class SessionStore {
           s.activityTtlSeconds,
           s.token,
           s.profile ? JSON.stringify(s.profile) : null,
+          s.recordingToken ?? null,
         ],
       );
       if (!res.rows[0])

@@ -20,6 +20,8 @@ import { AgentModule } from '../agent/agent.module';
 import { AgentViews } from '../agent/agent-views';
 import { BrowserAgent } from '../agent/browser-agent';
 import { PromptSessionUseCase } from './session-prompt';
+import { DEFAULT_RECORDING_SETTINGS, ffmpegOnPath, type RecordingSettings } from './session-recorder';
+import { ArtifactStore, ObjectStoreArtifacts } from '../artifacts/artifact-store';
 import { SessionStore } from './session-store';
 import { SessionsServer } from './sessions.server';
 
@@ -61,6 +63,26 @@ function agentBrowserBinary(): string | undefined {
   }
 }
 
+/** Whether sessions can be recorded here (the artifacts bucket and ffmpeg), and how. */
+function recording(
+  c: BrowserPoolConfig,
+  artifacts: ArtifactStore,
+): {
+  recording?: { sink: ObjectStoreArtifacts; settings: RecordingSettings };
+  recordingUnavailable?: string;
+} {
+  if (!(artifacts instanceof ObjectStoreArtifacts))
+    return { recordingUnavailable: 'recordings are kept in the artifacts store (WDS_ARTIFACTS_STORE=false)' };
+  const ffmpeg = ffmpegOnPath();
+  if (!ffmpeg) return { recordingUnavailable: 'ffmpeg is not installed on the browser-pool' };
+  return {
+    recording: {
+      sink: artifacts,
+      settings: { ...DEFAULT_RECORDING_SETTINGS, ffmpeg, fps: c.WDS_SESSION_RECORDING_FPS },
+    },
+  };
+}
+
 /** Live browser sessions: docs/adr/0008-browser-sessions.md. */
 @Module({
   imports: [RenderModule, AgentModule],
@@ -69,7 +91,16 @@ function agentBrowserBinary(): string | undefined {
     { provide: SessionBilling, inject: [Messaging], useFactory: (m: Messaging) => new SessionBilling(m) },
     {
       provide: SessionManager,
-      inject: [APP_CONFIG, SessionStore, SessionBilling, ReplayStore, ProfileStore, PolicyProxy, LOGGER],
+      inject: [
+        APP_CONFIG,
+        SessionStore,
+        SessionBilling,
+        ReplayStore,
+        ProfileStore,
+        PolicyProxy,
+        ArtifactStore,
+        LOGGER,
+      ],
       useFactory: (
         c: BrowserPoolConfig,
         store: SessionStore,
@@ -77,6 +108,7 @@ function agentBrowserBinary(): string | undefined {
         replays: ReplayStore,
         profiles: ProfileStore,
         proxy: PolicyProxy,
+        artifacts: ArtifactStore,
         logger: Logger,
       ) =>
         new SessionManager(
@@ -103,6 +135,7 @@ function agentBrowserBinary(): string | undefined {
             leanBrowsers: c.WDS_SESSION_LEAN_BROWSER,
             warmRuntimes: c.WDS_SESSION_WARM_RUNTIMES,
             warmRuntimeUnusedMs: c.WDS_SESSION_WARM_RUNTIME_UNUSED_SECONDS * 1000,
+            ...recording(c, artifacts),
           },
           store,
           billing,

@@ -12,6 +12,12 @@ export interface StoredArtifact {
 /** Reads screenshot/PDF artifacts the browser-pool stored in the JetStream object store. */
 export abstract class ArtifactReader {
   abstract read(id: string): Promise<StoredArtifact | undefined>;
+  /** The metadata of the object `name` (a file of a recording), or undefined. */
+  abstract metadataOf(name: string): Promise<Record<string, string> | undefined>;
+  /** The object `name` and its metadata, or undefined. */
+  abstract readNamed(
+    name: string,
+  ): Promise<{ metadata: Record<string, string>; data: Uint8Array } | undefined>;
 }
 
 @Injectable()
@@ -32,6 +38,21 @@ export class ObjectStoreArtifactReader extends ArtifactReader {
     const data = await store.getBlob(id);
     if (!data) return undefined;
     return { meta: meta.data, contentType: info.metadata?.contentType ?? 'application/octet-stream', data };
+  }
+
+  async metadataOf(name: string): Promise<Record<string, string> | undefined> {
+    const store = await this.open();
+    const info = store ? await store.info(name) : null;
+    return info && !info.deleted ? (info.metadata ?? {}) : undefined;
+  }
+
+  async readNamed(name: string): Promise<{ metadata: Record<string, string>; data: Uint8Array } | undefined> {
+    const store = await this.open();
+    if (!store) return undefined;
+    const info = await store.info(name);
+    if (!info || info.deleted) return undefined;
+    const data = await store.getBlob(name);
+    return data ? { metadata: info.metadata ?? {}, data } : undefined;
   }
 
   /** The bucket, or undefined while no browser-pool has created it (nothing to serve yet). */

@@ -7,5 +7,6 @@ import { GetArtifactUseCase } from './get-artifact.usecase';
 @Module({
   controllers: [ArtifactsController],
   providers: [{ provide: ArtifactReader, useClass: ObjectStoreArtifactReader }, GetArtifactUseCase],
+  exports: [ArtifactReader],
 })
 export class ArtifactsModule {}

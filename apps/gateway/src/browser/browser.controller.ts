@@ -20,7 +20,7 @@ import { validate } from '../http/validate';
 import { publicBaseUrl } from '../jobs/public-url';
 import { BrowserSessions } from './browser-sessions.service';
 import { executeResult } from './execute-result';
-import { cdpUrl, liveViewUrls, publicSession } from './session-urls';
+import { cdpUrl, liveViewUrls, playlistUrl, publicSession } from './session-urls';
 
 /** Default timeout of execute (seconds) when the body names none. */
 const EXECUTE_DEFAULT_TIMEOUT = 30;
@@ -48,6 +48,7 @@ export class BrowserController {
       ttl: options.ttl,
       activityTtl: options.activityTtl,
       streamWebView: options.streamWebView,
+      recordSession: options.recordSession,
       profile: options.profile,
       ...this.sessions.limits(team, concurrencyLeaseOf(req)),
     });
@@ -57,6 +58,7 @@ export class BrowserController {
       id: session.id,
       cdpUrl: cdpUrl(this.base(req), session),
       ...liveViewUrls(this.base(req), session),
+      ...playlistUrl(this.base(req), session),
       expiresAt: session.expiresAt,
     };
   }

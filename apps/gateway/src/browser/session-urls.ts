@@ -1,4 +1,9 @@
-import { liveViewToken, type BrowserSession, type BrowserSessionRecord } from '@wds/contracts';
+import {
+  liveViewToken,
+  RECORDING_PLAYLIST,
+  type BrowserSession,
+  type BrowserSessionRecord,
+} from '@wds/contracts';
 
 /** `ws(s)://` form of the public base URL. */
 export function wsBase(publicBase: string): string {
@@ -24,6 +29,16 @@ export function liveViewUrls(
   return { liveViewUrl: at('view'), interactiveLiveViewUrl: at('interactive') };
 }
 
+/** The HLS playlist of the session's recording (its token is the credential), if it is recorded. */
+export function playlistUrl(
+  publicBase: string,
+  s: Pick<BrowserSessionRecord, 'id' | 'recordingToken'>,
+): { playlistUrl?: string } {
+  return s.recordingToken
+    ? { playlistUrl: `${publicBase}/v2/browser/${s.id}/recording/${s.recordingToken}/${RECORDING_PLAYLIST}` }
+    : {};
+}
+
 export function publicSession(publicBase: string, s: BrowserSessionRecord): BrowserSession {
   return {
     id: s.id,
@@ -31,6 +46,7 @@ export function publicSession(publicBase: string, s: BrowserSessionRecord): Brow
     cdpUrl: cdpUrl(publicBase, s),
     ...liveViewUrls(publicBase, s),
     streamWebView: s.streamWebView,
+    ...playlistUrl(publicBase, s),
     createdAt: s.createdAt,
     lastActivity: s.lastActivity,
   };

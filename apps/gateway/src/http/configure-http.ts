@@ -100,7 +100,10 @@ function tooLarge(req: FastifyRequest): ServiceError {
 
 function entryProblem(req: FastifyRequest): ServiceError | null {
   if (req.url.length > MAX_URL_LENGTH) {
-    return new ServiceError(ErrorCode.URI_TOO_LONG, `Request URL is longer than ${MAX_URL_LENGTH} characters`);
+    return new ServiceError(
+      ErrorCode.URI_TOO_LONG,
+      `Request URL is longer than ${MAX_URL_LENGTH} characters`,
+    );
   }
   if (/%00|\0/i.test(req.url)) {
     return new ServiceError(ErrorCode.BAD_REQUEST, 'NUL characters (%00) are not allowed in the URL');

@@ -85,6 +85,21 @@ function browserOperations(base: string, suffix: string): OperationDef[] {
       success: ok(n('DeleteBrowserResponse', api.DeleteBrowserResponse)),
       errors: [400, 403, 404, 503],
     },
+    {
+      method: 'get',
+      path: `${base}/{sessionId}/replay`,
+      operationId: `browserReplay${suffix}`,
+      summary: `The HLS playlist of a recorded session (recordSession), segment URLs carrying the recording's token${alias}`,
+      tag: 'Browser',
+      security: 'apiKey',
+      pathParams: api.SessionIdParams,
+      success: {
+        status: 200,
+        description: 'HLS playlist (H.264 MPEG-TS segments); grows while the session runs',
+        binary: ['application/vnd.apple.mpegurl'],
+      },
+      errors: [400, 403, 404, 503],
+    },
   ];
 }
 

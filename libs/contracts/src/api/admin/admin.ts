@@ -47,7 +47,11 @@ export type AdminApiKeyParams = z.output<typeof AdminApiKeyParams>;
 
 /** POST /admin/v1/teams/{teamId}/credits: a grant (positive) or a correction (negative). */
 export const AdminCreditsRequest = z.strictObject({
-  amount: z.int().min(-1e15).max(1e15).refine((n) => n !== 0, 'amount must not be 0'),
+  amount: z
+    .int()
+    .min(-1e15)
+    .max(1e15)
+    .refine((n) => n !== 0, 'amount must not be 0'),
   reason: z.string().trim().min(1).max(500),
 });
 export type AdminCreditsRequest = z.output<typeof AdminCreditsRequest>;

@@ -19,7 +19,12 @@ function mac(secret: string, id: string, expires: number): Buffer {
 }
 
 /** Screenshot/PDF/media URL served by the gateway: signed (a capability) when `signing` is given. */
-export function artifactUrl(publicBaseUrl: string, id: string, signing?: ArtifactSigning, now = Date.now()): string {
+export function artifactUrl(
+  publicBaseUrl: string,
+  id: string,
+  signing?: ArtifactSigning,
+  now = Date.now(),
+): string {
   const base = `${publicBaseUrl.replace(/\/+$/, '')}/v2/artifacts/${id}`;
   if (!signing) return base;
   const expires = Math.floor((now + signing.ttlMs) / 1000);

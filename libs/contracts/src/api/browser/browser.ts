@@ -23,6 +23,10 @@ export const BrowserSession = z.object({
   liveViewUrl: z.string().describe('Read-only real-time view'),
   interactiveLiveViewUrl: z.string().describe('Real-time view that accepts clicks, typing and scrolling'),
   streamWebView: z.boolean(),
+  playlistUrl: z
+    .string()
+    .optional()
+    .describe('HLS playlist of the session recording (recordSession), while the recording is kept'),
   createdAt: z.string(),
   lastActivity: z.string(),
 });
@@ -45,6 +49,17 @@ export const LiveViewParams = z.object({
 });
 export type LiveViewParams = z.output<typeof LiveViewParams>;
 
+/** A file of a session recording: its HLS playlist or one of its segments. */
+export const RECORDING_FILE_PATTERN = /^(?:index\.m3u8|seg\d{5,8}\.ts)$/;
+
+/** GET /v2/browser/{sessionId}/recording/{token}/{file}: a file of a recording (the token is the credential). */
+export const RecordingParams = z.object({
+  sessionId: z.uuid(),
+  token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'a recording token'),
+  file: z.string().regex(RECORDING_FILE_PATTERN, 'a recording file (index.m3u8 or segNNNNN.ts)'),
+});
+export type RecordingParams = z.output<typeof RecordingParams>;
+
 /** POST /v2/browser body. The Python SDK's `blockAds` and `location` are accepted and ignored. */
 export const CreateBrowserRequest = publicBody({
   ttl: z.int().min(30).max(3600).default(600).describe('Seconds the session may live at most'),
@@ -55,7 +70,12 @@ export const CreateBrowserRequest = publicBody({
     .default(300)
     .describe('Seconds without activity after which the session ends'),
   streamWebView: z.boolean().default(true),
-  recordSession: z.boolean().optional().describe('Accepted; recording is not offered'),
+  recordSession: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Record the session's screen as HLS video (H.264): playlistUrl, also GET /v2/browser/{id}/replay",
+    ),
   profile: BrowserProfile.optional(),
   blockAds: z.boolean().optional().describe('Accepted for the Python SDK; ignored'),
   location: z.looseObject({}).optional().describe('Accepted for the Python SDK; ignored'),
@@ -69,6 +89,10 @@ export const CreateBrowserResponse = z.object({
   cdpUrl: z.string(),
   liveViewUrl: z.string(),
   interactiveLiveViewUrl: z.string(),
+  playlistUrl: z
+    .string()
+    .optional()
+    .describe('HLS playlist of the recording (recordSession only); the token in it is the credential'),
   expiresAt: z.string(),
 });
 export type CreateBrowserResponse = z.output<typeof CreateBrowserResponse>;

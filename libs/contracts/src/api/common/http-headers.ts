@@ -38,7 +38,8 @@ export function headerProblem(name: string, value: string): string | null {
     return `invalid header name ${JSON.stringify(name.slice(0, 100))}: only RFC 9110 token characters are allowed`;
   if (FORBIDDEN_REQUEST_HEADERS.has(name.toLowerCase()))
     return `header ${JSON.stringify(name)} is set by the client itself and cannot be given`;
-  if (value.length > MAX_VALUE_LENGTH) return `value of header ${name} is longer than ${MAX_VALUE_LENGTH} characters`;
+  if (value.length > MAX_VALUE_LENGTH)
+    return `value of header ${name} is longer than ${MAX_VALUE_LENGTH} characters`;
   if (!FIELD_VALUE.test(value))
     return `invalid value of header ${name}: control characters (CR, LF, NUL, ...) and characters above U+00FF are not allowed`;
   return null;

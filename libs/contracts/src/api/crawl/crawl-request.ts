@@ -44,7 +44,12 @@ export const CrawlRequest = publicBody({
   allowSubdomains: z.boolean().default(false),
   ignoreRobotsTxt: z.boolean().default(false).describe('Enterprise only'),
   robotsUserAgent: z.string().min(1).max(500).optional().describe('Enterprise only'),
-  delay: z.number().min(0).max(CRAWL_MAX_DELAY_SECONDS).optional().describe('Seconds between scrapes; forces concurrency 1'),
+  delay: z
+    .number()
+    .min(0)
+    .max(CRAWL_MAX_DELAY_SECONDS)
+    .optional()
+    .describe('Seconds between scrapes; forces concurrency 1'),
   maxConcurrency: z.int().min(1).max(10_000).optional(),
   webhook: WebhookOption.optional(),
   scrapeOptions: ScrapeOptions.prefault({}),

@@ -59,7 +59,12 @@ export const scrapeOptionsShape = {
     .describe(
       `Accept a cached copy younger than this (ms). Default ${DEFAULT_MAX_AGE_MS}; 2 years under lockdown`,
     ),
-  minAge: z.int().min(1).max(MAX_CACHE_AGE_MS).optional().describe('Cache only: the cached copy must be at least this old (ms)'),
+  minAge: z
+    .int()
+    .min(1)
+    .max(MAX_CACHE_AGE_MS)
+    .optional()
+    .describe('Cache only: the cached copy must be at least this old (ms)'),
   headers: HttpHeaders.optional().describe('Request headers (RFC 9110 names and values)'),
   waitFor: z.int().min(0).max(60000).default(0),
   mobile: z.boolean().default(false),

@@ -178,4 +178,3 @@ export const BROWSER_POOL_RPC = {
     ReplayContextGetReply,
   ),
 } as const;
-

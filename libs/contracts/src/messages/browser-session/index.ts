@@ -6,6 +6,7 @@ import { AgentRunStatus, AgentStep } from '../browser-agent';
 import { LiveViewMode } from './live-view';
 
 export * from './live-view';
+export * from './recording';
 
 /*
  * Live browser sessions of the browser-pool (docs/adr/0008-browser-sessions.md). A session lives on
@@ -36,6 +37,8 @@ export const BrowserSessionRecord = z.object({
   creditsBilled: z.int().min(0).optional(),
   /** Unguessable per-session token (cdpUrl, live views); only while active. */
   token: z.string().optional(),
+  /** The token of the session's recording (`recordSession`), kept after the session ends. */
+  recordingToken: z.string().optional(),
 });
 export type BrowserSessionRecord = z.output<typeof BrowserSessionRecord>;
 
@@ -51,6 +54,8 @@ export const SessionCreateRequest = z.object({
   ttl: z.int().min(30).max(3600),
   activityTtl: z.int().min(10).max(3600),
   streamWebView: z.boolean().default(true),
+  /** Record the session's screen (recording.ts). */
+  recordSession: z.boolean().default(false),
   profile: BrowserProfile.optional(),
   /** The team's maximum of active sessions (min of its browser-session and concurrency limits). */
   maxSessions: z.int().min(0),

@@ -1,0 +1,312 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { RECORDING_PLAYLIST, recordingObject, type RecordingMeta } from '@wds/contracts';
+import type { Logger } from '@wds/observability';
+import type { CDPSession, Page } from 'playwright-core';
+
+/** How a session is recorded. */
+export interface RecordingSettings {
+  /** The ffmpeg binary (Debian's `ffmpeg`). */
+  ffmpeg: string;
+  /** Frames per second of the video: the screen as it was at each tick. */
+  fps: number;
+  /** Size of the video; a frame of another shape is scaled to fit and padded (letterboxed). */
+  width: number;
+  height: number;
+  /** Length of an HLS segment (the most a replica's death can lose, plus one upload interval). */
+  segmentSeconds: number;
+  /** How often finished segments and the playlist are uploaded. */
+  uploadIntervalMs: number;
+  /** How long stop() waits for ffmpeg to finish the last segment before it is killed. */
+  stopTimeoutMs: number;
+}
+
+export const DEFAULT_RECORDING_SETTINGS: Omit<RecordingSettings, 'ffmpeg'> = {
+  fps: 4,
+  width: 1280,
+  height: 720,
+  segmentSeconds: 4,
+  uploadIntervalMs: 2000,
+  stopTimeoutMs: 15_000,
+};
+
+/** The ffmpeg binary on PATH, if any. */
+export function ffmpegOnPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const file = path.join(dir, 'ffmpeg');
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** Where the files of a recording go (the artifacts bucket). */
+export interface RecordingSink {
+  putNamed(name: string, metadata: Record<string, string>, data: Buffer): Promise<void>;
+}
+
+/** JPEG frames waiting in ffmpeg's stdin beyond this are dropped (the encoder is behind). */
+const MAX_PENDING_BYTES = 8 * 1024 * 1024;
+
+interface ScreencastFrame {
+  data: string;
+  sessionId: number;
+}
+
+/**
+ * Records what a session shows (the page opened last, as its live views do) as HLS video: the
+ * page's CDP screencast (JPEG frames, through a CDP session of the replica's own) is sampled at
+ * `fps` against the wall clock (a still page repeats its last frame, so the video's time is the
+ * session's) and piped to ffmpeg, which writes H.264 MPEG-TS segments and an event playlist in a
+ * directory of the session's. Every finished segment, then the playlist, is uploaded to the sink
+ * as it appears, so the recording can be watched while the session runs and survives the replica;
+ * stop() ends the playlist (EXT-X-ENDLIST) and uploads the rest.
+ */
+export class SessionRecorder {
+  private ffmpeg?: ChildProcessWithoutNullStreams;
+  private exited?: Promise<number | null>;
+  private shown?: { page: Page; cdp: CDPSession };
+  private switching: Promise<void> = Promise.resolve();
+  private latest?: Buffer;
+  private startedAt = 0;
+  private written = 0;
+  private dropped = 0;
+  private ticker?: NodeJS.Timeout;
+  private uploader?: NodeJS.Timeout;
+  private syncing: Promise<void> = Promise.resolve();
+  private readonly uploaded = new Set<string>();
+  private lastPlaylist = '';
+  private stopped = false;
+  private stderr = '';
+
+  constructor(
+    /** The page the session shows now. */
+    private readonly page: () => Promise<Page>,
+    private readonly dir: string,
+    private readonly meta: RecordingMeta,
+    private readonly sink: RecordingSink,
+    private readonly settings: RecordingSettings,
+    private readonly logger?: Logger,
+  ) {}
+
+  /** Starts ffmpeg and the screencast; the video starts with the first frame. */
+  async start(): Promise<void> {
+    await fs.mkdir(this.dir, { recursive: true });
+    const s = this.settings;
+    const fit = `scale=${s.width}:${s.height}:force_original_aspect_ratio=decrease`;
+    const pad = `pad=${s.width}:${s.height}:(ow-iw)/2:(oh-ih)/2`;
+    const child = spawn(
+      s.ffmpeg,
+      [
+        '-nostdin',
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        // Frames go out as they come: no probing ahead of the first, no encoder lookahead (a segment
+        // is written about half a second after its time is up, not seconds later).
+        '-probesize',
+        '32768',
+        '-analyzeduration',
+        '0',
+        '-f',
+        'image2pipe',
+        '-framerate',
+        String(s.fps),
+        '-c:v',
+        'mjpeg',
+        '-i',
+        'pipe:0',
+        '-vf',
+        `${fit},${pad},format=yuv420p`,
+        '-c:v',
+        'libx264',
+        '-preset',
+        'veryfast',
+        '-tune',
+        'zerolatency',
+        '-crf',
+        '30',
+        '-threads',
+        '1',
+        // A key frame starts every segment, so each one plays by itself.
+        '-g',
+        String(s.fps * s.segmentSeconds),
+        '-keyint_min',
+        String(s.fps * s.segmentSeconds),
+        '-sc_threshold',
+        '0',
+        '-f',
+        'hls',
+        '-hls_time',
+        String(s.segmentSeconds),
+        '-hls_list_size',
+        '0',
+        '-hls_playlist_type',
+        'event',
+        '-hls_segment_filename',
+        path.join(this.dir, 'seg%05d.ts'),
+        path.join(this.dir, RECORDING_PLAYLIST),
+      ],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    this.ffmpeg = child;
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code) => resolve(code));
+      child.once('error', (err) => {
+        this.logger?.error({ err, sessionId: this.meta.sessionId }, 'ffmpeg could not run: no recording');
+        resolve(null);
+      });
+    });
+    child.stdin.on('error', () => undefined);
+    child.stdout.resume();
+    child.stderr.on('data', (d: Buffer) => {
+      if (this.stderr.length < 4000) this.stderr += d.toString();
+    });
+    this.follow();
+    this.ticker = setInterval(() => this.tick(), Math.max(20, Math.floor(1000 / s.fps / 2)));
+    this.uploader = setInterval(() => void this.sync(), s.uploadIntervalMs);
+  }
+
+  /** The session's active page changed: the recording follows it. */
+  follow(): void {
+    if (this.stopped) return;
+    this.switching = this.switching
+      .then(() => this.show())
+      .catch((err: unknown) => {
+        this.logger?.warn({ err, sessionId: this.meta.sessionId }, 'recording could not follow the page');
+      });
+  }
+
+  /** Ends the recording: the last frames are encoded, the playlist closed, everything uploaded. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.ticker);
+    clearInterval(this.uploader);
+    this.tick(true);
+    // A page that hangs while it is attached must not hold the session's end.
+    await Promise.race([this.switching, new Promise((r) => setTimeout(r, 5000).unref())]);
+    this.detach();
+    const child = this.ffmpeg;
+    if (child && this.exited) {
+      child.stdin.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), this.settings.stopTimeoutMs);
+      const code = await this.exited;
+      clearTimeout(timer);
+      if (code !== 0 && this.written > 0)
+        this.logger?.warn(
+          { sessionId: this.meta.sessionId, code, stderr: this.stderr.slice(0, 1000) },
+          'ffmpeg ended the recording with an error',
+        );
+    }
+    await this.sync();
+    if (this.dropped > 0)
+      this.logger?.info(
+        { sessionId: this.meta.sessionId, dropped: this.dropped },
+        'recording dropped frames (encoder behind)',
+      );
+    await fs.rm(this.dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+
+  /** Frames written to the encoder so far (the video's length is written / fps). */
+  get frames(): number {
+    return this.written;
+  }
+
+  /**
+   * Writes the frames due since the recording started: the screen as it is now, once per 1/fps
+   * of wall-clock time (so a late tick writes several, and the video keeps the session's time).
+   */
+  private tick(final = false): void {
+    const stdin = this.ffmpeg?.stdin;
+    if (!this.latest || !stdin || stdin.destroyed || stdin.writableEnded) return;
+    if (this.startedAt === 0) this.startedAt = Date.now();
+    const due = Math.floor(((Date.now() - this.startedAt) * this.settings.fps) / 1000) + 1;
+    while (this.written < due) {
+      if (stdin.writableLength > MAX_PENDING_BYTES && !final) {
+        this.dropped += due - this.written;
+        this.written = due;
+        return;
+      }
+      stdin.write(this.latest);
+      this.written++;
+    }
+  }
+
+  /**
+   * Screencasts the active page through a CDP session of its own (the previous page's is detached),
+   * with a screenshot first: Chromium sends frames on repaints only.
+   */
+  private async show(): Promise<void> {
+    if (this.stopped) return;
+    const page = await this.page();
+    if (this.shown?.page === page) return;
+    this.detach();
+    const cdp = await page.context().newCDPSession(page);
+    this.shown = { page, cdp };
+    const interval = 1000 / this.settings.fps;
+    cdp.on('Page.screencastFrame', (frame: ScreencastFrame) => {
+      if (this.shown?.cdp === cdp) this.latest = Buffer.from(frame.data, 'base64');
+      // Acked at the video's rate: Chromium encodes no more frames than the recording keeps.
+      setTimeout(() => {
+        void cdp.send('Page.screencastFrameAck', { sessionId: frame.sessionId }).catch(() => undefined);
+      }, interval);
+    });
+    const { width, height } = this.settings;
+    const first = await cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 70 });
+    if (this.shown?.cdp === cdp) this.latest = Buffer.from(first.data, 'base64');
+    await cdp.send('Page.startScreencast', {
+      format: 'jpeg',
+      quality: 70,
+      maxWidth: width,
+      maxHeight: height,
+    });
+  }
+
+  private detach(): void {
+    const shown = this.shown;
+    this.shown = undefined;
+    if (shown) void shown.cdp.detach().catch(() => undefined);
+  }
+
+  /** Uploads the segments the playlist lists that are not uploaded yet, then the playlist. */
+  private sync(): Promise<void> {
+    this.syncing = this.syncing
+      .then(() => this.upload())
+      .catch((err: unknown) => {
+        this.logger?.warn({ err, sessionId: this.meta.sessionId }, 'recording upload failed (retried)');
+      });
+    return this.syncing;
+  }
+
+  private async upload(): Promise<void> {
+    let playlist: string;
+    try {
+      playlist = await fs.readFile(path.join(this.dir, RECORDING_PLAYLIST), 'utf8');
+    } catch {
+      return; // no segment finished yet
+    }
+    if (playlist === this.lastPlaylist) return;
+    const meta = { ...this.meta };
+    for (const line of playlist.split('\n')) {
+      const file = line.trim();
+      if (!file || file.startsWith('#') || this.uploaded.has(file)) continue;
+      const data = await fs.readFile(path.join(this.dir, file));
+      await this.sink.putNamed(recordingObject(this.meta.sessionId, file), meta, data);
+      this.uploaded.add(file);
+    }
+    await this.sink.putNamed(
+      recordingObject(this.meta.sessionId, RECORDING_PLAYLIST),
+      meta,
+      Buffer.from(playlist),
+    );
+    this.lastPlaylist = playlist;
+  }
+}

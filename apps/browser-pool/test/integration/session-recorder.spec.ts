@@ -1,0 +1,163 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { recordingObject } from '@wds/contracts';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { defaultChromiumPath } from '../../src/pool/browser-launcher';
+import {
+  DEFAULT_RECORDING_SETTINGS,
+  ffmpegOnPath,
+  SessionRecorder,
+  type RecordingSink,
+} from '../../src/sessions/session-recorder';
+
+// The session recorder on a real Chromium and a real ffmpeg: it follows the page the session shows
+// (as a new tab opens and closes), uploads finished segments while it records, retries an upload
+// that failed, and leaves a playlist whose video decodes to what was shown, in order.
+
+jest.setTimeout(120_000);
+
+const run = promisify(execFile);
+const SESSION = '0b6a3c55-5f1e-4a8e-9d1a-0c2f9a1b7e11';
+const TOKEN = 'T'.repeat(43);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A sink writing into a directory; its first `failures` puts throw (the store was unreachable). */
+class DirSink implements RecordingSink {
+  readonly puts: string[] = [];
+  constructor(
+    readonly dir: string,
+    private failures = 0,
+  ) {}
+  async putNamed(name: string, metadata: Record<string, string>, data: Buffer): Promise<void> {
+    if (this.failures > 0) {
+      this.failures--;
+      throw new Error('store unreachable');
+    }
+    expect(metadata).toEqual({ teamId: 'team-a', kind: 'recording', sessionId: SESSION, token: TOKEN });
+    this.puts.push(name);
+    await fs.writeFile(path.join(this.dir, path.basename(name)), data);
+  }
+}
+
+/** One letter per half second of the video's centre: R(ed), G(reen), B(lue), ? (else). */
+async function colours(playlist: string): Promise<string> {
+  const out = await run(
+    'ffmpeg',
+    [
+      '-v',
+      'error',
+      '-i',
+      playlist,
+      '-vf',
+      'fps=2,crop=100:100,scale=1:1',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'rgb24',
+      'pipe:1',
+    ],
+    { encoding: 'buffer', maxBuffer: 1024 * 1024 },
+  );
+  const px = out.stdout as unknown as Buffer;
+  let seen = '';
+  for (let i = 0; i + 2 < px.length; i += 3) {
+    const [r, g, b] = [px[i], px[i + 1], px[i + 2]];
+    seen +=
+      r > 150 && g < 80 && b < 80
+        ? 'R'
+        : g > 120 && r < 80 && b < 80
+          ? 'G'
+          : b > 150 && r < 80 && g < 80
+            ? 'B'
+            : '?';
+  }
+  return seen;
+}
+
+describe('session recorder (real Chromium, real ffmpeg)', () => {
+  let browser: Browser;
+  let context: BrowserContext;
+  let work: string;
+
+  beforeAll(async () => {
+    browser = await chromium.launch({ executablePath: defaultChromiumPath() });
+  });
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 800, height: 600 } });
+    work = await fs.mkdtemp(path.join(os.tmpdir(), 'wds-recorder-'));
+  });
+  afterEach(async () => {
+    await context?.close();
+    await fs.rm(work, { recursive: true, force: true });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  const colourPage = async (colour: string): Promise<Page> => {
+    const page = await context.newPage();
+    await page.setContent(`<body style="margin:0;height:100vh;background:${colour}"></body>`);
+    return page;
+  };
+
+  it('finds ffmpeg on PATH, and nothing on a PATH without it', () => {
+    expect(ffmpegOnPath()).toMatch(/\/ffmpeg$/);
+    expect(ffmpegOnPath({ PATH: work })).toBeUndefined();
+  });
+
+  it('follows the page shown (a tab opened, then closed), uploads while recording and retries a failed upload', async () => {
+    const red = await colourPage('rgb(220,0,0)');
+    let shown: Page = red;
+    const sinkDir = path.join(work, 'sink');
+    await fs.mkdir(sinkDir);
+    const sink = new DirSink(sinkDir, 1);
+    const recorder = new SessionRecorder(
+      async () => (shown.isClosed() ? red : shown),
+      path.join(work, 'rec'),
+      { teamId: 'team-a', kind: 'recording', sessionId: SESSION, token: TOKEN },
+      sink,
+      { ...DEFAULT_RECORDING_SETTINGS, ffmpeg: ffmpegOnPath()!, segmentSeconds: 2, uploadIntervalMs: 500 },
+    );
+    await recorder.start();
+    await sleep(3000);
+    shown = await colourPage('rgb(0,170,0)');
+    recorder.follow();
+    await sleep(3000);
+    // While recording: segments and the playlist are in the sink already (after one failed put).
+    expect(sink.puts).toContain(recordingObject(SESSION, 'seg00000.ts'));
+    expect(sink.puts).toContain(recordingObject(SESSION, 'index.m3u8'));
+    await shown.close();
+    recorder.follow();
+    await sleep(3000);
+    await recorder.stop();
+
+    const playlist = await fs.readFile(path.join(sinkDir, 'index.m3u8'), 'utf8');
+    expect(playlist).toContain('#EXT-X-ENDLIST');
+    for (const seg of playlist.split('\n').filter((l) => l.endsWith('.ts')))
+      expect((await fs.stat(path.join(sinkDir, seg))).size).toBeGreaterThan(0);
+    const seen = await colours(path.join(sinkDir, 'index.m3u8'));
+    expect({ seen, runs: seen.replace(/\?/g, '').replace(/(.)\1*/g, '$1') }).toEqual({ seen, runs: 'RGR' });
+    expect(recorder.frames / DEFAULT_RECORDING_SETTINGS.fps).toBeGreaterThan(8);
+    // Its working directory is gone.
+    await expect(fs.stat(path.join(work, 'rec'))).rejects.toThrow();
+  });
+
+  it('an ffmpeg that cannot run: recording fails quietly, stop() leaves nothing and does not hang', async () => {
+    const page = await colourPage('rgb(0,0,220)');
+    const sink = new DirSink(work);
+    const recorder = new SessionRecorder(
+      async () => page,
+      path.join(work, 'rec'),
+      { teamId: 'team-a', kind: 'recording', sessionId: SESSION, token: TOKEN },
+      sink,
+      { ...DEFAULT_RECORDING_SETTINGS, ffmpeg: '/nonexistent/ffmpeg' },
+    );
+    await recorder.start();
+    await sleep(500);
+    await recorder.stop();
+    expect(sink.puts).toEqual([]);
+  });
+});

@@ -1,0 +1,212 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { callApi, listenLocal, type LocalServer } from './support/http';
+import { startSiteStack, type E2eStack, type StackProcess } from './support/stack-process';
+
+// Session recordings through the whole stack: a session created with recordSession is encoded as HLS
+// by the browser-pool (Chromium's screencast → ffmpeg → the artifacts bucket), and its playlistUrl
+// and GET /v2/browser/{id}/replay serve it; the video is decoded with ffmpeg and must show the pages
+// the session showed, in order, for about as long as it showed them.
+
+const run = promisify(execFile);
+const READY_TIMEOUT_MS = 90_000;
+const KEY = `e2e-recording-${randomBytes(16).toString('hex')}`;
+const ADMIN_TOKEN = `e2e-admin-${randomBytes(16).toString('hex')}`;
+
+function startSite(): Promise<LocalServer> {
+  return listenLocal((req, res) => {
+    const colour =
+      req.url === '/red' ? 'rgb(220,0,0)' : req.url === '/blue' ? 'rgb(0,0,220)' : 'rgb(255,255,255)';
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(`<!doctype html><html><head><title>${req.url}</title>
+      <style>html,body{margin:0;height:100%;background:${colour}}</style></head><body></body></html>`);
+  });
+}
+
+/** One letter per sample of the video's centre: R(ed), B(lue), W(hite), ? (anything else). */
+function colourOf(r: number, g: number, b: number): string {
+  if (r > 150 && g < 80 && b < 80) return 'R';
+  if (b > 150 && r < 80 && g < 80) return 'B';
+  if (r > 200 && g > 200 && b > 200) return 'W';
+  return '?';
+}
+
+describe('browser session recordings through the stack', () => {
+  let e2e: E2eStack | undefined;
+  let stack: StackProcess;
+  let site: LocalServer;
+  let work: string;
+
+  const call = (method: string, route: string, body?: unknown, key: string | undefined = KEY) =>
+    callApi(stack.url, method, route, { key, body, timeoutMs: 120_000 });
+  const execute = async (id: string, code: string): Promise<void> => {
+    const r = await call('POST', `/v2/browser/${id}/execute`, { code, language: 'node' });
+    expect(r.status).toBe(200);
+    expect(r.body.error).toBeUndefined();
+  };
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  beforeAll(async () => {
+    site = await startSite();
+    work = await fs.mkdtemp(path.join(os.tmpdir(), 'wds-recording-'));
+    e2e = await startSiteStack({
+      name: 'browser-recording',
+      readyTimeoutMs: READY_TIMEOUT_MS,
+      key: KEY,
+      adminToken: ADMIN_TOKEN,
+      sites: [site],
+      env: { WDS_BROWSER_PROCESSES: '1' },
+    });
+    stack = e2e.stack;
+  }, READY_TIMEOUT_MS + 30_000);
+
+  afterAll(async () => {
+    await e2e?.stop();
+    await site?.close();
+    if (work) await fs.rm(work, { recursive: true, force: true });
+  }, 60_000);
+
+  it('records what the session shows as HLS: watchable while it runs, ended on DELETE, the pages in order and in time', async () => {
+    const t0 = Date.now();
+    const created = await call('POST', '/v2/browser', { ttl: 300, activityTtl: 120, recordSession: true });
+    expect(created.status).toBe(200);
+    const { id, playlistUrl } = created.body as { id: string; playlistUrl: string };
+    expect(playlistUrl).toMatch(
+      new RegExp(`^${stack.url}/v2/browser/${id}/recording/[A-Za-z0-9_-]{43}/index\\.m3u8$`),
+    );
+    await execute(id, `await page.goto('${site.url}/red')`);
+    await sleep(6000);
+    await execute(id, `await page.goto('${site.url}/blue')`);
+    await sleep(6000);
+
+    // While the session runs: an event playlist of finished segments, no end yet, no API key needed.
+    let running = '';
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(1000)) {
+      const r = await fetch(playlistUrl);
+      if (r.status === 200) {
+        running = await r.text();
+        if (running.includes('.ts')) break;
+      } else expect(r.status).toBe(404);
+    }
+    expect(running).toContain('#EXT-X-PLAYLIST-TYPE:EVENT');
+    expect(running).not.toContain('#EXT-X-ENDLIST');
+
+    const ended = await call('DELETE', `/v2/browser/${id}`);
+    expect(ended.status).toBe(200);
+    const elapsed = (Date.now() - t0) / 1000;
+
+    const answer = await fetch(playlistUrl);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('application/vnd.apple.mpegurl');
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+    const playlist = await answer.text();
+    expect(playlist).toContain('#EXT-X-ENDLIST');
+    const segments = playlist.split('\n').filter((l) => l.endsWith('.ts'));
+    expect(segments.length).toBeGreaterThanOrEqual(3);
+    await fs.writeFile(path.join(work, 'index.m3u8'), playlist);
+    for (const name of segments) {
+      const seg = await fetch(new URL(name, playlistUrl));
+      expect(seg.status).toBe(200);
+      expect(seg.headers.get('content-type')).toBe('video/mp2t');
+      await fs.writeFile(path.join(work, name), Buffer.from(await seg.arrayBuffer()));
+    }
+
+    // The video: H.264, 1280x720, as long as the session was recorded (from its first frame to DELETE).
+    const probe = await run('ffprobe', [
+      '-v',
+      'error',
+      '-show_entries',
+      'format=duration:stream=codec_name,width,height',
+      '-of',
+      'json',
+      path.join(work, 'index.m3u8'),
+    ]);
+    const info = JSON.parse(probe.stdout) as {
+      format: { duration: string };
+      streams: { codec_name: string; width: number; height: number }[];
+    };
+    expect(info.streams[0]).toMatchObject({ codec_name: 'h264', width: 1280, height: 720 });
+    const duration = Number(info.format.duration);
+    expect(duration).toBeGreaterThan(10);
+    expect(duration).toBeLessThan(elapsed + 2);
+
+    // Its centre twice a second: the first page (white, maybe), then red for ~6 s, then blue.
+    const raw = await run(
+      'ffmpeg',
+      [
+        '-v',
+        'error',
+        '-i',
+        path.join(work, 'index.m3u8'),
+        '-vf',
+        'fps=2,crop=200:200,scale=1:1',
+        '-f',
+        'rawvideo',
+        '-pix_fmt',
+        'rgb24',
+        'pipe:1',
+      ],
+      { encoding: 'buffer', maxBuffer: 1024 * 1024 },
+    );
+    const px = raw.stdout as unknown as Buffer;
+    let seen = '';
+    for (let i = 0; i + 2 < px.length; i += 3) seen += colourOf(px[i], px[i + 1], px[i + 2]);
+    const runs = seen.replace(/\?/g, '').replace(/(.)\1*/g, '$1');
+    expect({ seen, runs }).toEqual({ seen, runs: expect.stringMatching(/^W?RB$/) });
+    expect(seen.split('R').length - 1).toBeGreaterThanOrEqual(8); // ≥ 4 s of red at 2 samples/s
+    expect(seen.split('B').length - 1).toBeGreaterThanOrEqual(8);
+  }, 240_000);
+
+  it('serves the playlist to the team by API key (GET /replay, absolute segment URLs) and to nobody else', async () => {
+    const created = await call('POST', '/v2/browser', { ttl: 120, recordSession: true });
+    expect(created.status).toBe(200);
+    const { id, playlistUrl } = created.body as { id: string; playlistUrl: string };
+    const plain = await call('POST', '/v2/browser', { ttl: 120 });
+    expect(plain.status).toBe(200);
+    expect(plain.body.playlistUrl).toBeUndefined();
+    await execute(id, `await page.goto('${site.url}/red')`);
+    await sleep(5000);
+    expect((await call('DELETE', `/v2/browser/${id}`)).status).toBe(200);
+    expect((await call('DELETE', `/v2/browser/${plain.body.id}`)).status).toBe(200);
+
+    const replay = await fetch(`${stack.url}/v2/browser/${id}/replay`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    expect(replay.status).toBe(200);
+    const lines = (await replay.text()).split('\n').filter((l) => l && !l.startsWith('#'));
+    expect(lines.length).toBeGreaterThan(0);
+    const base = playlistUrl.replace(/index\.m3u8$/, '');
+    for (const l of lines) expect(l).toMatch(new RegExp(`^${base}seg\\d{5}\\.ts$`));
+    const seg = await fetch(lines[0]);
+    expect(seg.status).toBe(200);
+    expect((await seg.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+    // The same under the newer route name; the session list names the recording too.
+    expect((await call('GET', `/v2/interact/${id}/replay`)).status).toBe(200);
+    const list = await call('GET', '/v2/browser?status=destroyed');
+    const listed = (list.body.sessions as { id: string; playlistUrl?: string }[]).find((s) => s.id === id);
+    expect(listed?.playlistUrl).toBe(playlistUrl);
+
+    // No key: 401; another team's key: 403; a session that was not recorded: 404.
+    expect((await fetch(`${stack.url}/v2/browser/${id}/replay`)).status).toBe(401);
+    const other = await callApi(stack.url, 'POST', '/admin/v1/teams', {
+      key: ADMIN_TOKEN,
+      body: { name: `other-${randomBytes(3).toString('hex')}`, credits: 1000 },
+    });
+    expect(other.status).toBe(201);
+    expect((await call('GET', `/v2/browser/${id}/replay`, undefined, other.body.apiKey)).status).toBe(403);
+    const notRecorded = await call('GET', `/v2/browser/${plain.body.id}/replay`);
+    expect(notRecorded.status).toBe(404);
+    expect(notRecorded.body.error).toMatch(/not recorded/);
+
+    // The token opens this recording only: a wrong token, another session's id, bad names: 404/400.
+    const wrong = playlistUrl.replace(/\/recording\/[A-Za-z0-9_-]{43}\//, `/recording/${'A'.repeat(43)}/`);
+    expect((await fetch(wrong)).status).toBe(404);
+    expect((await fetch(playlistUrl.replace(id, plain.body.id))).status).toBe(404);
+    expect((await fetch(playlistUrl.replace(/index\.m3u8$/, 'seg99999.ts'))).status).toBe(404);
+    expect((await fetch(playlistUrl.replace(/index\.m3u8$/, '..%2Fsecret'))).status).toBe(400);
+  }, 180_000);
+});
