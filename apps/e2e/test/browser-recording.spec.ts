@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -161,7 +161,7 @@ describe('browser session recordings through the stack', () => {
     expect(seen.split('B').length - 1).toBeGreaterThanOrEqual(8);
   }, 240_000);
 
-  it('serves the playlist to the team by API key (GET /replay, absolute segment URLs) and to nobody else', async () => {
+  it('serves the playlist to the team by API key (GET /replay, absolute segment URLs) and to nobody else; GET /v2/browser/{id} names it', async () => {
     const created = await call('POST', '/v2/browser', { ttl: 120, recordSession: true });
     expect(created.status).toBe(200);
     const { id, playlistUrl } = created.body as { id: string; playlistUrl: string };
@@ -169,8 +169,25 @@ describe('browser session recordings through the stack', () => {
     expect(plain.status).toBe(200);
     expect(plain.body.playlistUrl).toBeUndefined();
     await execute(id, `await page.goto('${site.url}/red')`);
+    // GET /v2/browser/{id}: the session with its URLs while active, its bill once ended.
+    const active = await call('GET', `/v2/browser/${id}`);
+    expect(active.status).toBe(200);
+    expect(active.body).toMatchObject({ success: true, id, status: 'active', playlistUrl });
+    expect(active.body.cdpUrl).toMatch(/^ws:\/\//);
+    expect(active.body.sessionDurationMs).toBeUndefined();
     await sleep(5000);
     expect((await call('DELETE', `/v2/browser/${id}`)).status).toBe(200);
+    const gone = await call('GET', `/v2/interact/${id}`);
+    expect(gone.status).toBe(200);
+    expect(gone.body).toMatchObject({
+      id,
+      status: 'destroyed',
+      endReason: 'deleted',
+      cdpUrl: '',
+      playlistUrl,
+    });
+    expect(gone.body.sessionDurationMs).toBeGreaterThan(4000);
+    expect(gone.body.creditsBilled).toBeGreaterThanOrEqual(2);
     expect((await call('DELETE', `/v2/browser/${plain.body.id}`)).status).toBe(200);
 
     const replay = await fetch(`${stack.url}/v2/browser/${id}/replay`, {
@@ -198,6 +215,8 @@ describe('browser session recordings through the stack', () => {
     });
     expect(other.status).toBe(201);
     expect((await call('GET', `/v2/browser/${id}/replay`, undefined, other.body.apiKey)).status).toBe(403);
+    expect((await call('GET', `/v2/browser/${id}`, undefined, other.body.apiKey)).status).toBe(403);
+    expect((await call('GET', `/v2/browser/${randomUUID()}`)).status).toBe(404);
     const notRecorded = await call('GET', `/v2/browser/${plain.body.id}/replay`);
     expect(notRecorded.status).toBe(404);
     expect(notRecorded.body.error).toMatch(/not recorded/);

@@ -7,6 +7,7 @@ import {
   type CreateBrowserResponse,
   type DeleteBrowserResponse,
   type ExecuteResult,
+  type GetBrowserResponse,
   type ListBrowsersResponse,
 } from '@wds/contracts';
 import { APP_CONFIG } from '@wds/service-kit';
@@ -74,6 +75,25 @@ export class BrowserController {
     return {
       success: true,
       sessions: (await this.sessions.list(team.teamId, status)).map((s) => publicSession(base, s)),
+    };
+  }
+
+  @Get(':sessionId')
+  async get(
+    @Req() req: FastifyRequest,
+    @CurrentTeam() team: AuthenticatedTeam,
+    @Param() params: unknown,
+  ): Promise<GetBrowserResponse> {
+    const { sessionId } = validate(SessionIdParams, params, 'path');
+    const s = await this.sessions.lookup(team.teamId, { sessionId });
+    return {
+      success: true,
+      ...publicSession(this.base(req), s),
+      expiresAt: s.expiresAt,
+      ...(s.endedAt ? { endedAt: s.endedAt } : {}),
+      ...(s.endReason ? { endReason: s.endReason } : {}),
+      ...(s.durationMs !== undefined ? { sessionDurationMs: s.durationMs } : {}),
+      ...(s.creditsBilled !== undefined ? { creditsBilled: s.creditsBilled } : {}),
     };
   }
 

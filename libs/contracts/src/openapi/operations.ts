@@ -63,6 +63,17 @@ function browserOperations(base: string, suffix: string): OperationDef[] {
       errors: [400, 503],
     },
     {
+      method: 'get',
+      path: `${base}/{sessionId}`,
+      operationId: `getBrowser${suffix}`,
+      summary: `One browser session of the team, active or ended (its URLs while active)${alias}`,
+      tag: 'Browser',
+      security: 'apiKey',
+      pathParams: api.SessionIdParams,
+      success: ok(n('GetBrowserResponse', api.GetBrowserResponse)),
+      errors: [400, 403, 404, 503],
+    },
+    {
       method: 'post',
       path: `${base}/{sessionId}/execute`,
       operationId: `browserExecute${suffix}`,

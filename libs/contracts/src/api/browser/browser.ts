@@ -32,6 +32,20 @@ export const BrowserSession = z.object({
 });
 export type BrowserSession = z.output<typeof BrowserSession>;
 
+/** GET /v2/browser/{sessionId}: one session of the team, active or ended. */
+export const GetBrowserResponse = BrowserSession.extend({
+  success: z.literal(true),
+  expiresAt: z.string().describe('When the ttl ends the session'),
+  endedAt: z.string().optional(),
+  endReason: z
+    .string()
+    .optional()
+    .describe('Why it ended: deleted, ttl, inactivity, replica-lost, drained, failed, browser-exited'),
+  sessionDurationMs: z.int().min(0).optional().describe('Once ended'),
+  creditsBilled: z.int().min(0).optional().describe('Once ended'),
+});
+export type GetBrowserResponse = z.output<typeof GetBrowserResponse>;
+
 /** GET /v2/browser query. */
 export const ListBrowsersQuery = z.object({ status: BrowserSessionStatus.optional() });
 export type ListBrowsersQuery = z.output<typeof ListBrowsersQuery>;
