@@ -227,5 +227,24 @@ describe('browser session recordings through the stack', () => {
     expect((await fetch(playlistUrl.replace(id, plain.body.id))).status).toBe(404);
     expect((await fetch(playlistUrl.replace(/index\.m3u8$/, 'seg99999.ts'))).status).toBe(404);
     expect((await fetch(playlistUrl.replace(/index\.m3u8$/, '..%2Fsecret'))).status).toBe(400);
+
+    // The team deletes the recording: another team cannot, then every file is gone.
+    expect((await call('DELETE', `/v2/browser/${id}/replay`, undefined, other.body.apiKey)).status).toBe(403);
+    const removed = await call('DELETE', `/v2/browser/${id}/replay`);
+    expect(removed.status).toBe(200);
+    expect(removed.body).toEqual({ success: true, deleted: lines.length + 1 });
+    expect((await fetch(playlistUrl)).status).toBe(404);
+    expect((await fetch(lines[0])).status).toBe(404);
+    expect((await call('GET', `/v2/browser/${id}/replay`)).status).toBe(404);
+    expect((await call('DELETE', `/v2/browser/${id}/replay`)).status).toBe(404);
   }, 180_000);
+
+  it('refuses to delete the recording of a session still recording (409)', async () => {
+    const created = await call('POST', '/v2/browser', { ttl: 120, recordSession: true });
+    expect(created.status).toBe(200);
+    const still = await call('DELETE', `/v2/browser/${created.body.id}/replay`);
+    expect(still.status).toBe(409);
+    expect(still.body.error).toMatch(/still recording/);
+    expect((await call('DELETE', `/v2/browser/${created.body.id}`)).status).toBe(200);
+  }, 120_000);
 });

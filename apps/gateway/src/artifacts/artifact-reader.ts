@@ -9,7 +9,10 @@ export interface StoredArtifact {
   data: Uint8Array;
 }
 
-/** Reads screenshot/PDF artifacts the browser-pool stored in the JetStream object store. */
+/**
+ * Reads screenshot/PDF artifacts and session recordings the browser-pool stored in the JetStream
+ * object store (and deletes a recording when its team asks).
+ */
 export abstract class ArtifactReader {
   abstract read(id: string): Promise<StoredArtifact | undefined>;
   /** The metadata of the object `name` (a file of a recording), or undefined. */
@@ -18,6 +21,8 @@ export abstract class ArtifactReader {
   abstract readNamed(
     name: string,
   ): Promise<{ metadata: Record<string, string>; data: Uint8Array } | undefined>;
+  /** Deletes the object `name` (a file of a recording the team deletes); false if there was none. */
+  abstract deleteNamed(name: string): Promise<boolean>;
 }
 
 @Injectable()
@@ -53,6 +58,13 @@ export class ObjectStoreArtifactReader extends ArtifactReader {
     if (!info || info.deleted) return undefined;
     const data = await store.getBlob(name);
     return data ? { metadata: info.metadata ?? {}, data } : undefined;
+  }
+
+  async deleteNamed(name: string): Promise<boolean> {
+    const store = await this.open();
+    const info = store ? await store.info(name) : null;
+    if (!store || !info || info.deleted) return false;
+    return (await store.delete(name)).success;
   }
 
   /** The bucket, or undefined while no browser-pool has created it (nothing to serve yet). */

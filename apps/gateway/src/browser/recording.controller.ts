@@ -1,7 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
-import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import {
   ErrorCode,
+  RECORDING_FILE_PATTERN,
   RECORDING_PLAYLIST,
   RecordingMeta,
   RecordingParams,
@@ -9,6 +10,7 @@ import {
   recordingObject,
   ServiceError,
   SessionIdParams,
+  type DeleteReplayResponse,
 } from '@wds/contracts';
 import { APP_CONFIG } from '@wds/service-kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -77,6 +79,39 @@ export class RecordingController {
       .split('\n')
       .map((line) => (line && !line.startsWith('#') ? base + line.trim() : line))
       .join('\n');
+  }
+
+  /**
+   * DELETE /v2/browser/{id}/replay: the team deletes the recording of an ended session before its
+   * retention ends (the files its playlist lists, then the playlist, so a stored file that no
+   * playlist names is never served). While the session runs its recording is still written: 409.
+   */
+  @Delete(':sessionId/replay')
+  async remove(
+    @CurrentTeam() team: AuthenticatedTeam,
+    @Param() params: unknown,
+  ): Promise<DeleteReplayResponse> {
+    const { sessionId } = validate(SessionIdParams, params, 'path');
+    const session = await this.sessions.lookup(team.teamId, { sessionId });
+    if (!session.recordingToken)
+      throw new ServiceError(ErrorCode.NOT_FOUND, 'This session was not recorded (recordSession)');
+    if (session.status === 'active') {
+      throw new ServiceError(
+        ErrorCode.CONFLICT,
+        'The session is still recording: end it first (DELETE /v2/browser/{id}), then delete its recording',
+      );
+    }
+    const name = recordingObject(session.id, RECORDING_PLAYLIST);
+    const playlist = await this.artifacts.readNamed(name);
+    if (!playlist) throw new ServiceError(ErrorCode.NOT_FOUND, 'The recording was deleted or has expired');
+    let deleted = 0;
+    for (const line of Buffer.from(playlist.data).toString('utf8').split('\n')) {
+      const file = line.trim();
+      if (!RECORDING_FILE_PATTERN.test(file) || file === RECORDING_PLAYLIST) continue;
+      if (await this.artifacts.deleteNamed(recordingObject(session.id, file))) deleted++;
+    }
+    if (await this.artifacts.deleteNamed(name)) deleted++;
+    return { success: true, deleted };
   }
 
   @Get(':sessionId/recording/:token/:file')

@@ -111,6 +111,17 @@ function browserOperations(base: string, suffix: string): OperationDef[] {
       },
       errors: [400, 403, 404, 503],
     },
+    {
+      method: 'delete',
+      path: `${base}/{sessionId}/replay`,
+      operationId: `deleteBrowserReplay${suffix}`,
+      summary: `Delete the recording of an ended session before its retention ends${alias}`,
+      tag: 'Browser',
+      security: 'apiKey',
+      pathParams: api.SessionIdParams,
+      success: ok(n('DeleteReplayResponse', api.DeleteReplayResponse)),
+      errors: [400, 403, 404, 409, 503],
+    },
   ];
 }
 

@@ -74,6 +74,10 @@ export const RecordingParams = z.object({
 });
 export type RecordingParams = z.output<typeof RecordingParams>;
 
+/** DELETE /v2/browser/{sessionId}/replay answer: how many files of the recording were deleted. */
+export const DeleteReplayResponse = z.object({ success: z.literal(true), deleted: z.int().min(0) });
+export type DeleteReplayResponse = z.output<typeof DeleteReplayResponse>;
+
 /** POST /v2/browser body. The Python SDK's `blockAds` and `location` are accepted and ignored. */
 export const CreateBrowserRequest = publicBody({
   ttl: z.int().min(30).max(3600).default(600).describe('Seconds the session may live at most'),
