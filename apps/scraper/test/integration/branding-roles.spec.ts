@@ -12,7 +12,7 @@ import type { FetchedPage } from '../../src/scrape/engine/fetch-engine';
 import type { RenderedPage } from '../../src/scrape/engine/browser-engine';
 import type { SnapshotStore } from '../../src/scrape/formats/change-tracking/snapshot-store';
 import { TrackChangesUseCase } from '../../src/scrape/formats/change-tracking/track-changes.usecase';
-import { BrandingRoles, NAMED_ROLES } from '../../src/scrape/formats/llm/branding-roles';
+import { BrandingRoles, ENERGIES, NAMED_ROLES, TONES } from '../../src/scrape/formats/llm/branding-roles';
 import { LlmFormats, type TokenSink } from '../../src/scrape/formats/llm/llm-formats';
 import { PageFormats } from '../../src/scrape/formats/page-formats';
 
@@ -111,6 +111,47 @@ describe('scraper: LLM naming of branding colour roles (real model server)', () 
     expect(r.usage?.promptTokens).toBeGreaterThan(0);
     expect(r.usage?.completionTokens).toBeGreaterThan(0);
     expect(r.model).toBe(model.modelName);
+    // No page words given: colour roles only.
+    expect(r.branding.personality).toBeUndefined();
+  });
+
+  it("names the brand's personality from the page's words: a listed tone and energy, a short audience", async () => {
+    const r = await new BrandingRoles(llm).execute({
+      branding: BRANDING,
+      palette: PALETTE,
+      url: 'https://acme.example/',
+      pageText:
+        'Acme Rockets — Build your first rocket this weekend!\nKits for curious kids aged 8 to 12 and their parents. ' +
+        'Launch day is the best day: snap the parts together, paint it, and watch it fly.',
+      signal: signal(),
+    });
+    expect(r.warnings).toEqual([]);
+    const p = r.branding.personality as { tone: string; energy: string; targetAudience: string };
+    expect(TONES).toContain(p.tone);
+    expect(ENERGIES).toContain(p.energy);
+    expect(p.targetAudience.length).toBeGreaterThanOrEqual(3);
+    expect(p.targetAudience.length).toBeLessThanOrEqual(60);
+    for (const role of NAMED_ROLES) {
+      const c = r.branding.colors?.[role];
+      if (c !== undefined) expect(COLOURS).toContain(c);
+    }
+  });
+
+  it('a personality outside the lists is rejected with the whole answer: measured profile kept', async () => {
+    const answer = {
+      ...Object.fromEntries(NAMED_ROLES.map((role) => [role, 'none'])),
+      personality: { tone: 'sarcastic', energy: 'extreme', targetAudience: 'everyone' },
+    };
+    proxy.rewriteNext(2, JSON.stringify(answer)); // the answer and its repair round
+    const r = await new BrandingRoles(llm).execute({
+      branding: BRANDING,
+      palette: PALETTE,
+      url: 'https://acme.example/',
+      pageText: 'Acme: rockets for kids.',
+      signal: signal(),
+    });
+    expect(r.branding).toEqual(BRANDING);
+    expect(r.warnings.join(' ')).toMatch(/measured roles are kept/);
   });
 
   it('an answer naming a colour the page does not use is rejected: measured roles kept, with a warning', async () => {
@@ -180,6 +221,8 @@ describe('scraper: LLM naming of branding colour roles (real model server)', () 
       });
       expect(out.tokens).toHaveLength(1);
       expect(out.tokens[0].feature).toBe('branding');
+      // The page's words ("Acme") were given: a personality from the lists.
+      expect(TONES).toContain((out.fields.branding?.personality as { tone: string }).tone);
       for (const role of NAMED_ROLES) {
         const v = out.fields.branding?.colors?.[role];
         if (v !== undefined) expect(COLOURS).toContain(v);

@@ -7,13 +7,14 @@ import {
   type ScrapeRunRequest,
 } from '@wds/contracts';
 import { decodeBody } from '@wds/outbound';
+import { transformHtml } from '@wds/transform';
 import type { OutputFormat } from '../document/html-transformer';
 import type { FetchedPage } from '../engine/fetch-engine';
 import type { RenderedPage } from '../engine/browser-engine';
 import { extractAttributes } from './attributes';
 import type { TrackChangesUseCase } from './change-tracking/track-changes.usecase';
 import type { MediaFormats } from './media/media-formats';
-import type { BrandingRoles } from './llm/branding-roles';
+import { PERSONALITY_TEXT_CHARS, type BrandingRoles } from './llm/branding-roles';
 import type { LlmFormats, LlmTokenReport } from './llm/llm-formats';
 
 type Options = ScrapeRunRequest['options'];
@@ -140,6 +141,7 @@ export class PageFormats {
         branding,
         palette,
         url: input.cmd.options.url,
+        pageText: pageWords(input.page),
         signal: AbortSignal.timeout(Math.max(1, input.deadline - Date.now())),
       });
       out.fields.branding = r.branding;
@@ -260,4 +262,21 @@ export class PageFormats {
 function isHtml(page: FetchedPage): boolean {
   const type = (page.contentType ?? '').split(';')[0].trim().toLowerCase();
   return type === '' || type === 'text/html' || type === 'application/xhtml+xml' || type.endsWith('xml');
+}
+
+/**
+ * What an HTML page says, for the branding personality: its title and description, then the
+ * opening of its main content as markdown (cut at PERSONALITY_TEXT_CHARS by the pass).
+ */
+function pageWords(page: FetchedPage): string | undefined {
+  if (!isHtml(page)) return undefined;
+  const html = decodeBody(page.body, page.contentType).text;
+  const { metadata, markdown } = transformHtml(html, {
+    url: page.url ?? 'http://localhost/',
+    formats: new Set(['markdown']),
+    onlyMainContent: true,
+  });
+  const head = [metadata.title, metadata.description].filter((s) => typeof s === 'string' && s.trim());
+  const words = [...head, (markdown ?? '').slice(0, PERSONALITY_TEXT_CHARS)].join('\n').trim();
+  return words || undefined;
 }

@@ -7,6 +7,23 @@ type Role = (typeof NAMED_ROLES)[number];
 
 const NONE = 'none';
 
+/** The brand's personality the model may name (Firecrawl's `personality{tone, energy, targetAudience}`). */
+export const TONES = [
+  'professional',
+  'friendly',
+  'playful',
+  'technical',
+  'luxurious',
+  'authoritative',
+  'casual',
+  'bold',
+  'calm',
+  'inspirational',
+] as const;
+export const ENERGIES = ['low', 'medium', 'high'] as const;
+/** Characters of the page's text the model reads for the personality (its title, description, opening). */
+export const PERSONALITY_TEXT_CHARS = 1200;
+
 const SYSTEM = [
   'You are a brand designer naming the colour roles of a web page from the colours it actually uses.',
   'Each colour is listed with where the page uses it: text characters, background area, bordered elements, link characters, buttons, and the CSS variables that hold it.',
@@ -14,6 +31,7 @@ const SYSTEM = [
   'primary: the main brand colour (filled call-to-action buttons, brand CSS variables); secondary: the second brand colour; accent: a highlight colour used sparingly; link: the colour of links;',
   'success, warning, error: only colours clearly used for those states (green, amber, red, or CSS variables named so).',
   'Never use the page background or the body text colour for primary, secondary or accent unless nothing else fits.',
+  "When the page's words are given, also describe the brand's personality from them: its tone of voice, its energy, and in a few words who the page speaks to.",
 ].join(' ');
 
 export interface BrandingRolesOutcome {
@@ -28,7 +46,8 @@ export interface BrandingRolesOutcome {
 
 /**
  * The optional LLM pass of the `branding` format (WDS_BRANDING_LLM): the model assigns colour roles
- * among the colours the browser measured on the page. The answer is constrained by a JSON schema
+ * among the colours the browser measured on the page and, given the page's words, names the brand's
+ * personality (a tone and an energy from fixed lists, the audience in a few words). The answer is constrained by a JSON schema
  * whose values are an enum of those colours (grammar-enforced on llama.cpp, validated with ajv by
  * the port), and each value is checked against the palette again, so a role can only ever get a
  * colour the page uses. A failed or invalid answer keeps the measured profile, with a warning.
@@ -40,18 +59,37 @@ export class BrandingRoles {
     branding: Branding;
     palette: readonly BrandingColour[];
     url: string;
+    /**
+     * What the page says (title, description, the opening of its main content): with it the model
+     * also names the brand's personality. Absent: colour roles only.
+     */
+    pageText?: string;
     signal: AbortSignal;
   }): Promise<BrandingRolesOutcome> {
     const { branding, palette } = input;
     if (palette.length === 0) return { branding, named: {}, warnings: [] };
     const allowed = allowedColours(palette, branding);
     const colours = palette.map((c) => c.color);
+    const words = input.pageText?.trim().slice(0, PERSONALITY_TEXT_CHARS);
+    const properties: Record<string, unknown> = Object.fromEntries(
+      NAMED_ROLES.map((r) => [r, { type: 'string', enum: [...allowed[r], NONE] }]),
+    );
+    if (words) {
+      properties.personality = {
+        type: 'object',
+        properties: {
+          tone: { type: 'string', enum: [...TONES] },
+          energy: { type: 'string', enum: [...ENERGIES] },
+          targetAudience: { type: 'string', minLength: 3, maxLength: 60 },
+        },
+        required: ['tone', 'energy', 'targetAudience'],
+        additionalProperties: false,
+      };
+    }
     const schema = {
       type: 'object',
-      properties: Object.fromEntries(
-        NAMED_ROLES.map((r) => [r, { type: 'string', enum: [...allowed[r], NONE] }]),
-      ),
-      required: [...NAMED_ROLES],
+      properties,
+      required: [...NAMED_ROLES, ...(words ? ['personality'] : [])],
       additionalProperties: false,
     };
     const r = await this.llm.structured({
@@ -59,9 +97,12 @@ export class BrandingRoles {
       schema,
       schemaName: 'colour_roles',
       system: SYSTEM,
-      instruction: `Measured roles (heuristic, may be wrong): ${JSON.stringify(branding.colors ?? {})}. Name the roles.`,
-      document: { text: describePalette(palette, branding), source: input.url },
-      maxTokens: 160,
+      instruction: `Measured roles (heuristic, may be wrong): ${JSON.stringify(branding.colors ?? {})}. Name the roles${words ? ' and the personality' : ''}.`,
+      document: {
+        text: describePalette(palette, branding) + (words ? `\n\nThe page's words:\n${words}` : ''),
+        source: input.url,
+      },
+      maxTokens: words ? 220 : 160,
       temperature: 0,
       signal: input.signal,
     });
@@ -77,7 +118,9 @@ export class BrandingRoles {
         ],
       };
     }
-    const answer = r.value as Record<Role, string>;
+    const answer = r.value as Record<Role, string> & {
+      personality?: { tone: string; energy: string; targetAudience: string };
+    };
     const named: Partial<Record<Role, string>> = {};
     const colors = { ...(branding.colors ?? {}) };
     for (const role of NAMED_ROLES) {
@@ -87,7 +130,21 @@ export class BrandingRoles {
       if (colors[role] !== c) named[role] = c;
       colors[role] = c;
     }
-    return { ...base, branding: { ...branding, colors }, named, warnings: r.warnings };
+    const p = answer.personality;
+    // The schema restricts tone and energy to their lists; checked again, and the audience trimmed.
+    const personality =
+      p &&
+      (TONES as readonly string[]).includes(p.tone) &&
+      (ENERGIES as readonly string[]).includes(p.energy) &&
+      p.targetAudience.trim().length > 0
+        ? { tone: p.tone, energy: p.energy, targetAudience: p.targetAudience.trim().slice(0, 60) }
+        : undefined;
+    return {
+      ...base,
+      branding: { ...branding, colors, ...(personality ? { personality } : {}) },
+      named,
+      warnings: r.warnings,
+    };
   }
 }
 
