@@ -12,8 +12,17 @@ export interface AgentSite {
   /** Contact forms received (name, email, topic, message). */
   readonly submissions: Record<string, string>[];
   hits(path: string): number;
+  /** Each request for `path`, in order: its Cookie header ('' when none) and query string. */
+  requests(path: string): { cookie: string; query: string }[];
   close(): Promise<void>;
 }
+
+/**
+ * `/account/sign-in` signs the visitor in: a `shop_session` cookie (this value) and a localStorage
+ * entry `shop_cart`; `/account` shows whether the request carried the cookie, and its script reports
+ * the cart it finds in localStorage to `/account/cart?c=…` (see `requests`).
+ */
+export const AGENT_SITE_SESSION = 'signed-in-7f3a';
 
 /** The facts the tasks ask for (unique strings: a model cannot guess them). */
 export const AGENT_SITE_FACTS = {
@@ -100,8 +109,32 @@ function ticketOf(name: string): string {
   return `T-${10_000 + h}`;
 }
 
-function routes(url: URL, submissions: Record<string, string>[]): { status: number; body: string } {
+function routes(
+  url: URL,
+  submissions: Record<string, string>[],
+  cookie: string,
+): { status: number; body: string; headers?: Record<string, string> } {
   const p = url.pathname;
+  if (p === '/account/sign-in')
+    return {
+      status: 200,
+      headers: { 'set-cookie': `shop_session=${AGENT_SITE_SESSION}; Path=/; HttpOnly; SameSite=Lax` },
+      body: page(
+        'Signed in',
+        `${nav}<h1>Signed in</h1><p>Welcome back. Your cart is kept.</p><script>localStorage.setItem('shop_cart', 'blue-widget')</script>`,
+      ),
+    };
+  if (p === '/account/cart') return { status: 204, body: '' };
+  if (p === '/account') {
+    const signedIn = cookie.split(/;\s*/).includes(`shop_session=${AGENT_SITE_SESSION}`);
+    return {
+      status: 200,
+      body: page(
+        'Account',
+        `${nav}<h1>Account</h1><p>${signedIn ? 'You are signed in.' : 'You are not signed in.'}</p><p id="cart"></p><script>const c = localStorage.getItem('shop_cart') || 'empty'; document.getElementById('cart').textContent = 'Cart: ' + c; fetch('/account/cart?c=' + encodeURIComponent(c))</script>`,
+      ),
+    };
+  }
   if (p === '/')
     return {
       status: 200,
@@ -193,13 +226,20 @@ function escape(s: string): string {
 
 export async function startAgentSite(): Promise<AgentSite> {
   const hits = new Map<string, number>();
+  const requests = new Map<string, { cookie: string; query: string }[]>();
   const sockets = new Set<Socket>();
   const submissions: Record<string, string>[] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     hits.set(url.pathname, (hits.get(url.pathname) ?? 0) + 1);
-    const r = routes(url, submissions);
-    res.writeHead(r.status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    const cookie = req.headers.cookie ?? '';
+    requests.set(url.pathname, [...(requests.get(url.pathname) ?? []), { cookie, query: url.search }]);
+    const r = routes(url, submissions, cookie);
+    res.writeHead(r.status, {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      ...r.headers,
+    });
     res.end(r.body);
   });
   server.on('connection', (s) => {
@@ -213,6 +253,7 @@ export async function startAgentSite(): Promise<AgentSite> {
     port,
     submissions,
     hits: (path) => hits.get(path) ?? 0,
+    requests: (path) => requests.get(path) ?? [],
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

@@ -222,6 +222,9 @@ export class AgentJobs implements AgentWorkFactory {
         zeroDataRetention: job.zeroDataRetention,
         maxTokens: agentMaxTokens(o.maxCredits),
         stepsTo: runId,
+        ...(o.threadId && !job.zeroDataRetention
+          ? { threadState: { threadId: o.threadId, expiresAt: job.expiresAt.toISOString() } }
+          : {}),
       })
       .finally(() => {
         stopWatching();

@@ -23,6 +23,8 @@ export interface AgentRun {
   maxTokens?: number;
   /** The run's id: its steps are reported to agentStepRpc(stepsTo) as they end. */
   stepsTo?: string;
+  /** The thread whose browser state (cookies, localStorage) the run continues and leaves. */
+  threadState?: { threadId: string; expiresAt: string };
 }
 
 /** Runs the browser agent. */
@@ -60,6 +62,7 @@ export function agentRunner(messaging: Messaging): AgentRunner {
             zeroDataRetention: r.zeroDataRetention,
             ...(r.maxTokens !== undefined ? { maxTokens: r.maxTokens } : {}),
             ...(r.stepsTo ? { stepsTo: r.stepsTo } : {}),
+            ...(r.threadState && !r.zeroDataRetention ? { threadState: r.threadState } : {}),
           },
           { timeoutMs: r.timeoutMs + AGENT_RPC_MARGIN_MS },
         );

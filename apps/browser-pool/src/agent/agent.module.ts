@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { Database } from '@wds/database';
 import { llmConfigFrom, OpenAiCompatibleLlm } from '@wds/llm';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
@@ -11,6 +12,7 @@ import { AgentController } from './agent.controller';
 import { AgentViews, natsViewServer } from './agent-views';
 import { BrowserAgent } from './browser-agent';
 import { natsCancelServer, natsStepReporter, RunAgentUseCase } from './run-agent.usecase';
+import { ThreadStates } from './thread-states';
 
 /** The browser agent: agent runs in fresh contexts, and the agent for interact prompts (sessions). */
 @Module({
@@ -30,7 +32,7 @@ import { natsCancelServer, natsStepReporter, RunAgentUseCase } from './run-agent
     },
     {
       provide: RunAgentUseCase,
-      inject: [APP_CONFIG, BrowserPool, BrowserAgent, LOGGER, Messaging, AgentViews],
+      inject: [APP_CONFIG, BrowserPool, BrowserAgent, LOGGER, Messaging, AgentViews, Database],
       useFactory: (
         c: BrowserPoolConfig,
         pool: BrowserPool<JobContext>,
@@ -38,6 +40,7 @@ import { natsCancelServer, natsStepReporter, RunAgentUseCase } from './run-agent
         logger: Logger,
         messaging: Messaging,
         views: AgentViews,
+        db: Database,
       ) =>
         new RunAgentUseCase(
           pool,
@@ -48,6 +51,8 @@ import { natsCancelServer, natsStepReporter, RunAgentUseCase } from './run-agent
           natsCancelServer(messaging),
           natsStepReporter(messaging),
           views,
+          Date.now,
+          new ThreadStates(db),
         ),
     },
   ],

@@ -11,11 +11,13 @@ import {
 } from '@wds/contracts';
 import type { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
-import type { BrowserContextOptions } from 'playwright-core';
+import type { BrowserContextOptions, Page } from 'playwright-core';
 import { LostBrowserError, type BrowserPool } from '../pool/browser-pool';
 import type { JobContext } from '../render/job-context';
+import type { StorageState } from '../render/context-options';
 import type { AgentViews } from './agent-views';
 import type { BrowserAgent } from './browser-agent';
+import type { ThreadStates } from './thread-states';
 
 /** Beyond the run's deadline: closing the context, the reply. */
 const CLOSE_MARGIN_MS = 10_000;
@@ -29,6 +31,23 @@ const STEP_REPORTS_WAIT_MS = 2000;
 export interface AgentContextSpec {
   key?: string;
   options: BrowserContextOptions;
+}
+
+/** How long reading a context's storage state may take before the thread's state is not kept. */
+const STORAGE_STATE_TIMEOUT_MS = 5000;
+
+/** The cookies and localStorage of the page's context, or undefined when they cannot be read in time. */
+async function storageStateOf(page: Page): Promise<StorageState | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    page
+      .context()
+      .storageState()
+      .catch(() => undefined),
+    new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), STORAGE_STATE_TIMEOUT_MS);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** Serves a run's cancel subject while it lasts; the returned function stops serving it. */
@@ -128,6 +147,8 @@ export class RunAgentUseCase {
     /** Live views of the runs (absent: runs have none). */
     private readonly views?: AgentViews,
     private readonly now: () => number = Date.now,
+    /** Agent threads' browser states (absent: a thread's runs start afresh). */
+    private readonly threads?: ThreadStates,
   ) {}
 
   async execute(req: AgentRunRequest): Promise<AgentRunReply> {
@@ -162,14 +183,19 @@ export class RunAgentUseCase {
     try {
       const started = this.now();
       const deadline = started + req.timeoutMs;
+      const thread = req.threadState && !req.zeroDataRetention && this.threads ? req.threadState : undefined;
+      const state = thread ? await this.threadState(req, thread.threadId) : undefined;
       const spec = {
-        key: this.spec.key,
-        options: this.spec.options,
+        // A thread's state needs a context of its own (made with it); else one of the pool's.
+        key: state ? undefined : this.spec.key,
+        options: state ? { ...this.spec.options, storageState: state } : this.spec.options,
         deadline: deadline + CLOSE_MARGIN_MS,
         // Its clicks and form submissions may already have changed the site: never repeated blindly.
         rerunOnLostBrowser: false,
       };
-      const attempt = async (retry: boolean): Promise<{ result: AgentRunResult; browserMs: number }> => {
+      const attempt = async (
+        retry: boolean,
+      ): Promise<{ result: AgentRunResult; browserMs: number; left?: StorageState }> => {
         let running: { result: Promise<AgentRunResult>; t0: number } | undefined;
         try {
           return await this.pool.run(spec, async (job) => {
@@ -194,7 +220,10 @@ export class RunAgentUseCase {
               }),
             };
             const result = await running.result.finally(() => closeView?.());
-            return { result, browserMs: Math.max(0, Math.round(this.now() - t0)) };
+            const browserMs = Math.max(0, Math.round(this.now() - t0));
+            // What the run leaves its thread: read before the context closes.
+            const left = thread ? await storageStateOf(job.page) : undefined;
+            return { result, browserMs, left };
           });
         } catch (err) {
           if (!(err instanceof LostBrowserError)) throw err;
@@ -207,7 +236,8 @@ export class RunAgentUseCase {
           return { result, browserMs: Math.max(0, Math.round(this.now() - running.t0)) };
         }
       };
-      const { result, browserMs } = await attempt(true);
+      const { result, browserMs, left } = await attempt(true);
+      if (thread && left) await this.keepThreadState(req, thread, left);
       await reports?.settle(STEP_REPORTS_WAIT_MS);
       this.logger.info(
         {
@@ -243,6 +273,39 @@ export class RunAgentUseCase {
     } finally {
       stopServing();
       this.running--;
+    }
+  }
+
+  /** The state the thread's previous run left; a store that fails starts the run afresh (logged). */
+  private async threadState(req: AgentRunRequest, threadId: string): Promise<StorageState | undefined> {
+    try {
+      return await this.threads!.load(req.teamId, threadId);
+    } catch (err) {
+      this.logger.warn(
+        { err, jobId: req.jobId, teamId: req.teamId },
+        "the agent thread's browser state could not be read; the run starts afresh",
+      );
+      return undefined;
+    }
+  }
+
+  private async keepThreadState(
+    req: AgentRunRequest,
+    thread: { threadId: string; expiresAt: string },
+    state: StorageState,
+  ): Promise<void> {
+    try {
+      const kept = await this.threads!.save(req.teamId, thread.threadId, thread.expiresAt, state);
+      if (!kept)
+        this.logger.info(
+          { jobId: req.jobId, teamId: req.teamId },
+          "the agent thread's browser state is too large to keep; the next turn starts afresh",
+        );
+    } catch (err) {
+      this.logger.warn(
+        { err, jobId: req.jobId, teamId: req.teamId },
+        "the agent thread's browser state could not be kept; the next turn starts afresh",
+      );
     }
   }
 

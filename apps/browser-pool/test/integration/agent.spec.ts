@@ -15,6 +15,7 @@ import {
 import type { RunningModelServer } from '@wds/local-infra';
 import {
   AGENT_SITE_FACTS,
+  AGENT_SITE_SESSION,
   MODEL_SERVER_START_TIMEOUT_MS,
   startAgentSite,
   startTestModelServer,
@@ -248,6 +249,48 @@ describe('wds.browser-pool.v1.agent.run with a real model server (SmolLM2: plumb
         expect(typeof (reply.data as { partNumber: unknown }).partNumber).toBe('string');
       else expect(reply.warnings.length).toBeGreaterThan(0);
     } else expect(reply.status).toBe('max_steps');
+  });
+
+  it("continues a thread's browser state: the next turn has the cookies and localStorage the last one left, for that team and thread only", async () => {
+    const threadId = randomUUID();
+    const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+    const prompt = 'Say what the page says.';
+    const account = `${site.url}/account`;
+    /** The first request for /account and the cart its script reported, of the next run. */
+    const visit = async (req: Partial<AgentRunRequestInput>) => {
+      const n = site.requests('/account').length;
+      const c = site.requests('/account/cart').length;
+      await run({ maxSteps: 1, prompt, urls: [account], ...req });
+      // The page's script reports its cart once loaded: a positive barrier, not a sleep.
+      const deadline = Date.now() + 20_000;
+      while (site.requests('/account/cart').length === c && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      return {
+        cookie: site.requests('/account')[n]?.cookie,
+        cart: site.requests('/account/cart')[c]?.query,
+      };
+    };
+
+    await run({
+      maxSteps: 1,
+      prompt,
+      urls: [`${site.url}/account/sign-in`],
+      threadState: { threadId, expiresAt },
+    });
+    expect(await visit({ threadState: { threadId, expiresAt } })).toEqual({
+      cookie: `shop_session=${AGENT_SITE_SESSION}`,
+      cart: '?c=blue-widget',
+    });
+    // Another team with the same thread id, another thread, zero data retention, no thread: afresh.
+    const afresh = { cookie: '', cart: '?c=empty' };
+    expect(await visit({ teamId: 'team-b', threadState: { threadId, expiresAt } })).toEqual(afresh);
+    expect(await visit({ threadState: { threadId: randomUUID(), expiresAt } })).toEqual(afresh);
+    expect(await visit({ threadState: { threadId, expiresAt }, zeroDataRetention: true })).toEqual(afresh);
+    expect(await visit({})).toEqual(afresh);
+    // The thread's state is still there for its next turn (the runs above did not touch it).
+    expect((await visit({ threadState: { threadId, expiresAt } })).cookie).toBe(
+      `shop_session=${AGENT_SITE_SESSION}`,
+    );
   });
 
   it('stops with status timeout when the deadline comes first', async () => {

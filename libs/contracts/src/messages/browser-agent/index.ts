@@ -84,6 +84,12 @@ export const AgentRunRequest = z.object({
    * `steps` stay the complete log.
    */
   stepsTo: z.uuid().optional(),
+  /**
+   * An agent thread's browser state: the run starts with the cookies and localStorage the thread's
+   * previous run left (kept per team and thread by the browser pool) and leaves its own for the next
+   * turn, kept until `expiresAt` (the thread's newest job's expiry). Never with zero data retention.
+   */
+  threadState: z.object({ threadId: z.uuid(), expiresAt: z.iso.datetime() }).optional(),
 });
 export type AgentRunRequest = z.output<typeof AgentRunRequest>;
 export type AgentRunRequestInput = z.input<typeof AgentRunRequest>;
