@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { videoCentreColours } from '@wds/testing';
 import { callApi, listenLocal, type LocalServer } from './support/http';
 import { startSiteStack, type E2eStack, type StackProcess } from './support/stack-process';
 
@@ -25,14 +26,6 @@ function startSite(): Promise<LocalServer> {
     res.end(`<!doctype html><html><head><title>${req.url}</title>
       <style>html,body{margin:0;height:100%;background:${colour}}</style></head><body></body></html>`);
   });
-}
-
-/** One letter per sample of the video's centre: R(ed), B(lue), W(hite), ? (anything else). */
-function colourOf(r: number, g: number, b: number): string {
-  if (r > 150 && g < 80 && b < 80) return 'R';
-  if (b > 150 && r < 80 && g < 80) return 'B';
-  if (r > 200 && g > 200 && b > 200) return 'W';
-  return '?';
 }
 
 describe('browser session recordings through the stack', () => {
@@ -135,26 +128,7 @@ describe('browser session recordings through the stack', () => {
     expect(duration).toBeLessThan(elapsed + 2);
 
     // Its centre twice a second: the first page (white, maybe), then red for ~6 s, then blue.
-    const raw = await run(
-      'ffmpeg',
-      [
-        '-v',
-        'error',
-        '-i',
-        path.join(work, 'index.m3u8'),
-        '-vf',
-        'fps=2,crop=200:200,scale=1:1',
-        '-f',
-        'rawvideo',
-        '-pix_fmt',
-        'rgb24',
-        'pipe:1',
-      ],
-      { encoding: 'buffer', maxBuffer: 1024 * 1024 },
-    );
-    const px = raw.stdout as unknown as Buffer;
-    let seen = '';
-    for (let i = 0; i + 2 < px.length; i += 3) seen += colourOf(px[i], px[i + 1], px[i + 2]);
+    const seen = await videoCentreColours(path.join(work, 'index.m3u8'), 2, 200);
     const runs = seen.replace(/\?/g, '').replace(/(.)\1*/g, '$1');
     expect({ seen, runs }).toEqual({ seen, runs: expect.stringMatching(/^W?RB$/) });
     expect(seen.split('R').length - 1).toBeGreaterThanOrEqual(8); // ≥ 4 s of red at 2 samples/s

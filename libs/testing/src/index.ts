@@ -6,3 +6,4 @@ export * from './model-server';
 export * from './agent-site';
 export * from './fault-proxy';
 export * from './service-stack';
+export * from './video-colours';

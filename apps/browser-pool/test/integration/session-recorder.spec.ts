@@ -1,9 +1,8 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { recordingObject } from '@wds/contracts';
+import { videoCentreColours } from '@wds/testing';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { defaultChromiumPath } from '../../src/pool/browser-launcher';
 import {
@@ -19,7 +18,6 @@ import {
 
 jest.setTimeout(120_000);
 
-const run = promisify(execFile);
 const SESSION = '0b6a3c55-5f1e-4a8e-9d1a-0c2f9a1b7e11';
 const TOKEN = 'T'.repeat(43);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -40,41 +38,6 @@ class DirSink implements RecordingSink {
     this.puts.push(name);
     await fs.writeFile(path.join(this.dir, path.basename(name)), data);
   }
-}
-
-/** One letter per half second of the video's centre: R(ed), G(reen), B(lue), ? (else). */
-async function colours(playlist: string): Promise<string> {
-  const out = await run(
-    'ffmpeg',
-    [
-      '-v',
-      'error',
-      '-i',
-      playlist,
-      '-vf',
-      'fps=2,crop=100:100,scale=1:1',
-      '-f',
-      'rawvideo',
-      '-pix_fmt',
-      'rgb24',
-      'pipe:1',
-    ],
-    { encoding: 'buffer', maxBuffer: 1024 * 1024 },
-  );
-  const px = out.stdout as unknown as Buffer;
-  let seen = '';
-  for (let i = 0; i + 2 < px.length; i += 3) {
-    const [r, g, b] = [px[i], px[i + 1], px[i + 2]];
-    seen +=
-      r > 150 && g < 80 && b < 80
-        ? 'R'
-        : g > 120 && r < 80 && b < 80
-          ? 'G'
-          : b > 150 && r < 80 && g < 80
-            ? 'B'
-            : '?';
-  }
-  return seen;
 }
 
 describe('session recorder (real Chromium, real ffmpeg)', () => {
@@ -138,7 +101,7 @@ describe('session recorder (real Chromium, real ffmpeg)', () => {
     expect(playlist).toContain('#EXT-X-ENDLIST');
     for (const seg of playlist.split('\n').filter((l) => l.endsWith('.ts')))
       expect((await fs.stat(path.join(sinkDir, seg))).size).toBeGreaterThan(0);
-    const seen = await colours(path.join(sinkDir, 'index.m3u8'));
+    const seen = await videoCentreColours(path.join(sinkDir, 'index.m3u8'));
     expect({ seen, runs: seen.replace(/\?/g, '').replace(/(.)\1*/g, '$1') }).toEqual({ seen, runs: 'RGR' });
     expect(recorder.frames / DEFAULT_RECORDING_SETTINGS.fps).toBeGreaterThan(8);
     // Its working directory is gone.
