@@ -135,7 +135,8 @@ describe('browser sessions over two browser-pool replicas', () => {
     const key = team.body.apiKey as string;
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const created = await call('POST', '/v2/browser', { ttl: 120 }, key);
+      // Recorded: a recording must outlive its replica (drained or killed) and end as a video.
+      const created = await call('POST', '/v2/browser', { ttl: 120, recordSession: true }, key);
       expect(created.status).toBe(200);
       ids.push(created.body.id);
     }
@@ -193,6 +194,16 @@ describe('browser sessions over two browser-pool replicas', () => {
       expect({ status: r.status, body: r.body }).toMatchObject({ status: 200, body: { result: '2' } });
     }
 
+    // Each of b's recordings has stored a segment (a positive barrier) before b is killed.
+    for (const id of byReplica.get('bp-scale-b')!) {
+      await waitFor(`a stored segment of ${id}'s recording`, async () => {
+        const r = await fetch(`${stack.url}/v2/browser/${id}/replay`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        return r.status === 200 && (await r.text()).includes('.ts');
+      });
+    }
+
     // SIGKILL: replica b dies without a word; after its heartbeat goes stale the stack's replica
     // ends its sessions at b's last heartbeat and bills them.
     const b = replicas[1];
@@ -215,6 +226,19 @@ describe('browser sessions over two browser-pool replicas', () => {
     ]);
     for (const id of byReplica.get('bp-scale-b')!) {
       expect((await call('POST', `/v2/browser/${id}/execute`, { code: '1' }, key)).status).toBe(410);
+    }
+    // Every recording is a complete video: drained ones ended by their replica, the lost replica's
+    // ended by the one that reaped its sessions (at the last segment b stored).
+    for (const id of ids) {
+      const r = await fetch(`${stack.url}/v2/browser/${id}/replay`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(r.status).toBe(200);
+      const playlist = await r.text();
+      expect(playlist).toContain('#EXT-X-ENDLIST');
+      const first = playlist.split('\n').find((l) => l.endsWith('.ts'));
+      expect(first).toBeDefined();
+      expect((await fetch(first!)).status).toBe(200);
     }
     // Four sessions of one minute each: 8 credits charged, every hold settled.
     const balance = await callApi(stack.url, 'POST', `/admin/v1/teams/${team.body.teamId}/credits`, {

@@ -37,6 +37,15 @@ export class ObjectStoreArtifacts extends ArtifactStore {
     return { id, contentType, bytes: data.length };
   }
 
+  /** The object `name` and its metadata, or undefined. */
+  async getNamed(name: string): Promise<{ data: Buffer; metadata: Record<string, string> } | undefined> {
+    const store = await this.open();
+    const info = await store.info(name);
+    if (!info || info.deleted) return undefined;
+    const data = await store.getBlob(name);
+    return data ? { data: Buffer.from(data), metadata: info.metadata ?? {} } : undefined;
+  }
+
   /** Stores (or replaces) the object `name`, e.g. a file of a session recording. */
   async putNamed(name: string, metadata: Record<string, string>, data: Buffer): Promise<void> {
     const store = await this.open();

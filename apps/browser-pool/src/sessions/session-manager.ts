@@ -24,7 +24,12 @@ import { SandboxCgroup } from '../sandbox/cgroup';
 import { SessionBrowser } from '../sandbox/session-browser';
 import { LiveSession } from './live-session';
 import { replayScrape } from './replay';
-import { SessionRecorder, type RecordingSettings, type RecordingSink } from './session-recorder';
+import {
+  endOrphanedRecording,
+  SessionRecorder,
+  type RecordingSettings,
+  type RecordingSink,
+} from './session-recorder';
 import type { SessionBilling } from './session-billing';
 import { SessionRuntimes } from './session-runtimes';
 import type { SessionStore } from './session-store';
@@ -373,6 +378,12 @@ export class SessionManager {
       if (this.live.has(o.id)) continue;
       const ended = await this.finish(o.id, 'replica-lost', browserSessionCredits, o.lastSeen);
       if (ended) n++;
+      if (ended?.recordingToken && this.s.recording) {
+        // Its recording stops at the last segment the lost replica stored: the playlist is ended.
+        await endOrphanedRecording(this.s.recording.sink, o.id).catch((err: unknown) =>
+          this.logger.warn({ err, sessionId: o.id }, 'could not end the recording of a lost session'),
+        );
+      }
     }
     return n;
   }

@@ -50,6 +50,22 @@ export function ffmpegOnPath(env: NodeJS.ProcessEnv = process.env): string | und
 /** Where the files of a recording go (the artifacts bucket). */
 export interface RecordingSink {
   putNamed(name: string, metadata: Record<string, string>, data: Buffer): Promise<void>;
+  getNamed(name: string): Promise<{ data: Buffer; metadata: Record<string, string> } | undefined>;
+}
+
+/**
+ * Ends the stored playlist of a recording whose replica died while recording it (its last
+ * finished segments are all there is): `#EXT-X-ENDLIST` is appended, so players treat it as a
+ * complete video rather than wait for more. True when it was ended now.
+ */
+export async function endOrphanedRecording(sink: RecordingSink, sessionId: string): Promise<boolean> {
+  const name = recordingObject(sessionId, RECORDING_PLAYLIST);
+  const stored = await sink.getNamed(name);
+  if (!stored) return false;
+  const text = stored.data.toString('utf8');
+  if (text.includes('#EXT-X-ENDLIST')) return false;
+  await sink.putNamed(name, stored.metadata, Buffer.from(`${text.replace(/\n?$/, '\n')}#EXT-X-ENDLIST\n`));
+  return true;
 }
 
 /** JPEG frames waiting in ffmpeg's stdin beyond this are dropped (the encoder is behind). */

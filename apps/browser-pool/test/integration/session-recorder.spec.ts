@@ -7,6 +7,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { defaultChromiumPath } from '../../src/pool/browser-launcher';
 import {
   DEFAULT_RECORDING_SETTINGS,
+  endOrphanedRecording,
   ffmpegOnPath,
   SessionRecorder,
   type RecordingSink,
@@ -29,6 +30,12 @@ class DirSink implements RecordingSink {
     readonly dir: string,
     private failures = 0,
   ) {}
+  async getNamed(name: string): Promise<{ data: Buffer; metadata: Record<string, string> } | undefined> {
+    const file = path.join(this.dir, path.basename(name));
+    const data = await fs.readFile(file).catch(() => undefined);
+    return data ? { data, metadata: this.metadata[name] ?? {} } : undefined;
+  }
+  private readonly metadata: Record<string, Record<string, string>> = {};
   async putNamed(name: string, metadata: Record<string, string>, data: Buffer): Promise<void> {
     if (this.failures > 0) {
       this.failures--;
@@ -36,6 +43,7 @@ class DirSink implements RecordingSink {
     }
     expect(metadata).toEqual({ teamId: 'team-a', kind: 'recording', sessionId: SESSION, token: TOKEN });
     this.puts.push(name);
+    this.metadata[name] = metadata;
     await fs.writeFile(path.join(this.dir, path.basename(name)), data);
   }
 }
@@ -106,6 +114,20 @@ describe('session recorder (real Chromium, real ffmpeg)', () => {
     expect(recorder.frames / DEFAULT_RECORDING_SETTINGS.fps).toBeGreaterThan(8);
     // Its working directory is gone.
     await expect(fs.stat(path.join(work, 'rec'))).rejects.toThrow();
+  });
+
+  it('ends the playlist of a recording whose replica died (once), keeping its metadata; nothing else', async () => {
+    const sink = new DirSink(work);
+    const meta = { teamId: 'team-a', kind: 'recording', sessionId: SESSION, token: TOKEN };
+    const name = recordingObject(SESSION, 'index.m3u8');
+    expect(await endOrphanedRecording(sink, SESSION)).toBe(false); // none stored
+    const live = '#EXTM3U\n#EXT-X-PLAYLIST-TYPE:EVENT\n#EXTINF:4.000000,\nseg00000.ts\n';
+    await sink.putNamed(name, meta, Buffer.from(live));
+    expect(await endOrphanedRecording(sink, SESSION)).toBe(true);
+    expect(await endOrphanedRecording(sink, SESSION)).toBe(false);
+    const ended = await sink.getNamed(name);
+    expect(ended?.data.toString()).toBe(`${live}#EXT-X-ENDLIST\n`);
+    expect(ended?.metadata).toEqual(meta);
   });
 
   it('an ffmpeg that cannot run: recording fails quietly, stop() leaves nothing and does not hang', async () => {
