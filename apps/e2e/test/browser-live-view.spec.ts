@@ -351,4 +351,40 @@ describe('live views of browser sessions through the stack', () => {
     await ro.close();
     await call('DELETE', `/v2/browser/${s.id}`);
   }, 300_000);
+
+  it('follows a page the code brings to the front (Playwright bringToFront in the session, and over cdpUrl)', async () => {
+    const s = await createSession();
+    const ro = await viewer.newPage();
+    await ro.goto(s.liveViewUrl);
+    await live(ro);
+    // A second tab is opened (and shown), then the first one is brought to the front again.
+    await execute(
+      s.id,
+      `globalThis.first = page;
+       globalThis.tab = await context.newPage();
+       await tab.setContent('<body style="margin:0;background:rgb(0,160,0)"><p>tab</p></body>');
+       context.pages().length`,
+    );
+    await ro.waitForFunction(canvasIsGreen, undefined, { timeout: 120_000 });
+    await execute(s.id, 'await first.bringToFront(); 1');
+    await ro.waitForFunction(canvasIsWhite, undefined, { timeout: 120_000 }).catch(async () => {
+      throw new Error(`canvas stayed ${JSON.stringify(await ro.evaluate(canvasColour))}`);
+    });
+    // The same from a client of the session's cdpUrl: the green tab is brought to the front.
+    const remote = await chromium.connectOverCDP(s.cdpUrl);
+    try {
+      const pages = remote.contexts().flatMap((c) => c.pages());
+      const texts = await Promise.all(pages.map((p) => p.textContent('body')));
+      const tab = pages[texts.indexOf('tab')];
+      expect(tab).toBeDefined();
+      await tab.bringToFront();
+      await ro.waitForFunction(canvasIsGreen, undefined, { timeout: 120_000 }).catch(async () => {
+        throw new Error(`canvas stayed ${JSON.stringify(await ro.evaluate(canvasColour))}`);
+      });
+    } finally {
+      await remote.close();
+    }
+    await ro.close();
+    await call('DELETE', `/v2/browser/${s.id}`);
+  }, 300_000);
 });

@@ -27,6 +27,9 @@ export class CdpRelay {
   private readonly sockets = new Set<WebSocket>();
   private closed = false;
 
+  /** Called with the target a client brings to the front (live views and recordings follow it). */
+  onFront: (targetId: string) => void = () => undefined;
+
   /**
    * @param browserWsUrl ws://127.0.0.1:PORT/devtools/browser/ID of the session's Chromium
    * @param onActivity called for every message a client sends (the session's activity clock)
@@ -60,10 +63,11 @@ export class CdpRelay {
       socket.destroy();
       return;
     }
-    const target = /^\/devtools\/page\/[\w-]+$/.test(devtoolsPath)
+    const page = /^\/devtools\/page\/([\w-]+)$/.exec(devtoolsPath);
+    const target = page
       ? this.browserWsUrl.replace(/\/devtools\/browser\/[\w-]+$/, devtoolsPath)
       : this.browserWsUrl;
-    this.wss.handleUpgrade(req, socket, head, (client) => this.bridge(client, target));
+    this.wss.handleUpgrade(req, socket, head, (client) => this.bridge(client, target, page?.[1]));
   }
 
   close(): void {
@@ -72,8 +76,15 @@ export class CdpRelay {
     this.wss.close();
   }
 
-  private bridge(client: WebSocket, target: string): void {
+  /**
+   * @param pageTarget the page target a `/devtools/page/<id>` connection is to (its messages without
+   *   a sessionId are that page's)
+   */
+  private bridge(client: WebSocket, target: string, pageTarget?: string): void {
     const upstream = new WebSocket(target, { maxPayload: MAX_MESSAGE_BYTES, perMessageDeflate: false });
+    // The client's flattened CDP sessions and the targets they are attached to (from the browser's
+    // Target.attachedToTarget events), so a Page.bringToFront can be told by its target.
+    const attached = new Map<string, string>();
     this.sockets.add(client);
     this.sockets.add(upstream);
     const queued: RawData[] = [];
@@ -88,10 +99,13 @@ export class CdpRelay {
     });
     upstream.on('message', (data, isBinary) => {
       if (client.readyState === WebSocket.OPEN) client.send(data, { binary: isBinary });
+      trackAttachments(data, attached);
     });
     client.on('message', (data) => {
       this.onActivity();
-      const refusal = this.inspect(data);
+      const refusal = this.inspect(data, (sessionId) =>
+        sessionId === undefined ? pageTarget : attached.get(sessionId),
+      );
       if (refusal) {
         client.send(JSON.stringify(refusal));
         return;
@@ -105,7 +119,10 @@ export class CdpRelay {
     upstream.on('error', end);
   }
 
-  private inspect(data: RawData): object | undefined {
+  private inspect(
+    data: RawData,
+    targetOf: (sessionId: string | undefined) => string | undefined,
+  ): object | undefined {
     let msg: { id?: unknown; method?: unknown; params?: unknown; sessionId?: unknown };
     try {
       msg = JSON.parse(data.toString()) as typeof msg;
@@ -113,6 +130,10 @@ export class CdpRelay {
       return { error: { code: -32700, message: 'Message must be JSON' } };
     }
     if (typeof msg.method !== 'string') return undefined;
+    const front = frontTarget(msg.method, msg.params, () =>
+      targetOf(typeof msg.sessionId === 'string' ? msg.sessionId : undefined),
+    );
+    if (front) this.onFront(front);
     const reason = refusedCdpCall(msg.method, msg.params);
     if (!reason) return undefined;
     return {
@@ -120,5 +141,46 @@ export class CdpRelay {
       ...(msg.sessionId !== undefined ? { sessionId: msg.sessionId } : {}),
       error: { code: -32000, message: `Refused by the platform: ${reason}` },
     };
+  }
+}
+
+/** The target a client call brings to the front (Page.bringToFront on a page, Target.activateTarget). */
+function frontTarget(
+  method: string,
+  params: unknown,
+  targetOfCall: () => string | undefined,
+): string | undefined {
+  if (method === 'Page.bringToFront') return targetOfCall();
+  if (method === 'Target.activateTarget') {
+    const id = (params as { targetId?: unknown } | undefined)?.targetId;
+    return typeof id === 'string' ? id : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Keeps `attached` (sessionId → targetId) up to date from the browser's Target.attachedToTarget and
+ * Target.detachedFromTarget events; other messages are not parsed (a byte search rules them out).
+ */
+function trackAttachments(data: RawData, attached: Map<string, string>): void {
+  // A Buffer as is, an ArrayBuffer as a view of it (no copy), fragments joined.
+  const buf = Buffer.isBuffer(data)
+    ? data
+    : Array.isArray(data)
+      ? Buffer.concat(data)
+      : Buffer.from(data as ArrayBuffer);
+  if (!buf.includes('"Target.attachedToTarget"') && !buf.includes('"Target.detachedFromTarget"')) return;
+  try {
+    const msg = JSON.parse(buf.toString()) as {
+      method?: string;
+      params?: { sessionId?: string; targetInfo?: { targetId?: string } };
+    };
+    const sessionId = msg.params?.sessionId;
+    if (typeof sessionId !== 'string') return;
+    if (msg.method === 'Target.attachedToTarget' && typeof msg.params?.targetInfo?.targetId === 'string')
+      attached.set(sessionId, msg.params.targetInfo.targetId);
+    else if (msg.method === 'Target.detachedFromTarget') attached.delete(sessionId);
+  } catch {
+    // not JSON: nothing to track
   }
 }

@@ -18,6 +18,8 @@ export class LiveSession {
   ending = false;
   /** The page opened last (by code, CDP or a popup) while it is open: live views show it. */
   private active?: Page;
+  /** Pages brought to the front whose close is watched (the default context's are by 'page'). */
+  private readonly watched = new WeakSet<Page>();
   /** Records what the session shows (recordSession), from record() until close(). */
   private recorder?: SessionRecorder;
 
@@ -40,6 +42,8 @@ export class LiveSession {
       undefined,
       (err) => logger?.warn({ err, sessionId: record.id }, 'live view closed: the page could not be shown'),
     );
+    // A page the code brings to the front (Page.bringToFront, Target.activateTarget) is shown.
+    runtimes.relay.onFront = (targetId) => void this.bringToFront(targetId);
     const context = browser.browser.contexts()[0];
     context.on('page', (page) => {
       this.active = page;
@@ -50,6 +54,27 @@ export class LiveSession {
         this.activePageChanged();
       });
     });
+  }
+
+  /** Shows the open page of the session's browser whose CDP target is `targetId`, if any. */
+  private async bringToFront(targetId: string): Promise<void> {
+    for (const context of this.browser.browser.contexts()) {
+      for (const page of context.pages()) {
+        if ((await targetIdOf(page)) !== targetId || page.isClosed()) continue;
+        if (this.active === page) return;
+        this.active = page;
+        if (!this.watched.has(page)) {
+          this.watched.add(page);
+          page.once('close', () => {
+            if (this.active !== page) return;
+            this.active = undefined;
+            this.activePageChanged();
+          });
+        }
+        this.activePageChanged();
+        return;
+      }
+    }
   }
 
   private activePageChanged(): void {
@@ -121,4 +146,24 @@ export class LiveSession {
     await this.recorder?.stop();
     await this.browser.close();
   }
+}
+
+/** Each page's CDP target id, asked once (through a CDP session of the replica's own). */
+const targetIds = new WeakMap<Page, Promise<string | undefined>>();
+
+function targetIdOf(page: Page): Promise<string | undefined> {
+  let id = targetIds.get(page);
+  if (!id) {
+    id = (async () => {
+      const cdp = await page.context().newCDPSession(page);
+      try {
+        const { targetInfo } = await cdp.send('Target.getTargetInfo');
+        return targetInfo.targetId;
+      } finally {
+        void cdp.detach().catch(() => undefined);
+      }
+    })().catch(() => undefined);
+    targetIds.set(page, id);
+  }
+  return id;
 }
