@@ -133,6 +133,26 @@ describe('browser session recordings through the stack', () => {
     expect({ seen, runs }).toEqual({ seen, runs: expect.stringMatching(/^W?RB$/) });
     expect(seen.split('R').length - 1).toBeGreaterThanOrEqual(8); // ≥ 4 s of red at 2 samples/s
     expect(seen.split('B').length - 1).toBeGreaterThanOrEqual(8);
+
+    // The same video as one MP4 (made when the session ended), named by GET /v2/browser/{id}.
+    const ended2 = await call('GET', `/v2/browser/${id}`);
+    const videoUrl = ended2.body.videoUrl as string;
+    expect(videoUrl).toBe(playlistUrl.replace(/index\.m3u8$/, 'recording.mp4'));
+    const mp4 = await fetch(videoUrl);
+    expect(mp4.status).toBe(200);
+    expect(mp4.headers.get('content-type')).toBe('video/mp4');
+    await fs.writeFile(path.join(work, 'recording.mp4'), Buffer.from(await mp4.arrayBuffer()));
+    const mp4Probe = await run('ffprobe', [
+      '-v',
+      'error',
+      '-show_entries',
+      'format=duration',
+      '-of',
+      'csv=p=0',
+      path.join(work, 'recording.mp4'),
+    ]);
+    expect(Math.abs(Number(mp4Probe.stdout.trim()) - duration)).toBeLessThan(0.6);
+    expect(await videoCentreColours(path.join(work, 'recording.mp4'), 2, 200)).toBe(seen);
   }, 240_000);
 
   it('serves the playlist to the team by API key (GET /replay, absolute segment URLs) and to nobody else; GET /v2/browser/{id} names it', async () => {
@@ -206,8 +226,9 @@ describe('browser session recordings through the stack', () => {
     expect((await call('DELETE', `/v2/browser/${id}/replay`, undefined, other.body.apiKey)).status).toBe(403);
     const removed = await call('DELETE', `/v2/browser/${id}/replay`);
     expect(removed.status).toBe(200);
-    expect(removed.body).toEqual({ success: true, deleted: lines.length + 1 });
+    expect(removed.body).toEqual({ success: true, deleted: lines.length + 2 }); // + MP4, playlist
     expect((await fetch(playlistUrl)).status).toBe(404);
+    expect((await fetch(playlistUrl.replace(/index\.m3u8$/, 'recording.mp4'))).status).toBe(404);
     expect((await fetch(lines[0])).status).toBe(404);
     expect((await call('GET', `/v2/browser/${id}/replay`)).status).toBe(404);
     expect((await call('DELETE', `/v2/browser/${id}/replay`)).status).toBe(404);

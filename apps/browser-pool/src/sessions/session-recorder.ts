@@ -1,10 +1,13 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { RECORDING_PLAYLIST, recordingObject, type RecordingMeta } from '@wds/contracts';
+import { promisify } from 'node:util';
+import { RECORDING_MP4, RECORDING_PLAYLIST, recordingObject, type RecordingMeta } from '@wds/contracts';
 import type { Logger } from '@wds/observability';
 import type { CDPSession, Page } from 'playwright-core';
+
+const execFileAsync = promisify(execFile);
 
 /** How a session is recorded. */
 export interface RecordingSettings {
@@ -223,6 +226,7 @@ export class SessionRecorder {
         );
     }
     await this.sync();
+    await this.uploadMp4();
     if (this.dropped > 0)
       this.logger?.info(
         { sessionId: this.meta.sessionId, dropped: this.dropped },
@@ -290,6 +294,45 @@ export class SessionRecorder {
     const shown = this.shown;
     this.shown = undefined;
     if (shown) void shown.cdp.detach().catch(() => undefined);
+  }
+
+  /**
+   * The whole recording as one MP4 (the segments' H.264 copied, not encoded again; `faststart`, so
+   * it plays while it downloads), uploaded beside the playlist. Only once the playlist is complete:
+   * a failure leaves the HLS recording as it is (logged).
+   */
+  private async uploadMp4(): Promise<void> {
+    const playlist = path.join(this.dir, RECORDING_PLAYLIST);
+    const mp4 = path.join(this.dir, RECORDING_MP4);
+    try {
+      if (!(await fs.readFile(playlist, 'utf8')).includes('#EXT-X-ENDLIST')) return;
+      await execFileAsync(
+        this.settings.ffmpeg,
+        [
+          '-nostdin',
+          '-hide_banner',
+          '-loglevel',
+          'error',
+          '-i',
+          playlist,
+          '-c',
+          'copy',
+          '-movflags',
+          '+faststart',
+          '-y',
+          mp4,
+        ],
+        { timeout: this.settings.stopTimeoutMs },
+      );
+      await this.sink.putNamed(
+        recordingObject(this.meta.sessionId, RECORDING_MP4),
+        { ...this.meta },
+        await fs.readFile(mp4),
+      );
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // nothing was recorded
+      this.logger?.warn({ err, sessionId: this.meta.sessionId }, 'the MP4 of a recording could not be made');
+    }
   }
 
   /** Uploads the segments the playlist lists that are not uploaded yet, then the playlist. */

@@ -110,6 +110,9 @@ describe('session recorder (real Chromium, real ffmpeg)', () => {
     for (const seg of playlist.split('\n').filter((l) => l.endsWith('.ts')))
       expect((await fs.stat(path.join(sinkDir, seg))).size).toBeGreaterThan(0);
     const seen = await videoCentreColours(path.join(sinkDir, 'index.m3u8'));
+    // The MP4 made at the end is the same video.
+    expect(sink.puts.at(-1)).toBe(recordingObject(SESSION, 'recording.mp4'));
+    expect(await videoCentreColours(path.join(sinkDir, 'recording.mp4'))).toBe(seen);
     expect({ seen, runs: seen.replace(/\?/g, '').replace(/(.)\1*/g, '$1') }).toEqual({ seen, runs: 'RGR' });
     expect(recorder.frames / DEFAULT_RECORDING_SETTINGS.fps).toBeGreaterThan(8);
     // Its working directory is gone.

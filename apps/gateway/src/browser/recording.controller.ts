@@ -3,6 +3,7 @@ import { Controller, Delete, Get, Inject, Param, Req, Res } from '@nestjs/common
 import {
   ErrorCode,
   RECORDING_FILE_PATTERN,
+  RECORDING_MP4,
   RECORDING_PLAYLIST,
   RecordingMeta,
   RecordingParams,
@@ -110,6 +111,7 @@ export class RecordingController {
       if (!RECORDING_FILE_PATTERN.test(file) || file === RECORDING_PLAYLIST) continue;
       if (await this.artifacts.deleteNamed(recordingObject(session.id, file))) deleted++;
     }
+    if (await this.artifacts.deleteNamed(recordingObject(session.id, RECORDING_MP4))) deleted++;
     if (await this.artifacts.deleteNamed(name)) deleted++;
     return { success: true, deleted };
   }

@@ -1,5 +1,6 @@
 import {
   liveViewToken,
+  RECORDING_MP4,
   RECORDING_PLAYLIST,
   type BrowserSession,
   type BrowserSessionRecord,
@@ -39,6 +40,16 @@ export function playlistUrl(
     : {};
 }
 
+/** The recording as one MP4 (made when the session ends), for an ended recorded session. */
+export function videoUrl(
+  publicBase: string,
+  s: Pick<BrowserSessionRecord, 'id' | 'recordingToken' | 'status'>,
+): { videoUrl?: string } {
+  return s.recordingToken && s.status === 'destroyed'
+    ? { videoUrl: `${publicBase}/v2/browser/${s.id}/recording/${s.recordingToken}/${RECORDING_MP4}` }
+    : {};
+}
+
 export function publicSession(publicBase: string, s: BrowserSessionRecord): BrowserSession {
   return {
     id: s.id,
@@ -47,6 +58,7 @@ export function publicSession(publicBase: string, s: BrowserSessionRecord): Brow
     ...liveViewUrls(publicBase, s),
     streamWebView: s.streamWebView,
     ...playlistUrl(publicBase, s),
+    ...videoUrl(publicBase, s),
     createdAt: s.createdAt,
     lastActivity: s.lastActivity,
   };

@@ -27,6 +27,7 @@ export const BrowserSession = z.object({
     .string()
     .optional()
     .describe('HLS playlist of the session recording (recordSession), while the recording is kept'),
+  videoUrl: z.string().optional().describe('The whole recording as one MP4 file, once the session has ended'),
   createdAt: z.string(),
   lastActivity: z.string(),
 });
@@ -63,14 +64,16 @@ export const LiveViewParams = z.object({
 });
 export type LiveViewParams = z.output<typeof LiveViewParams>;
 
-/** A file of a session recording: its HLS playlist or one of its segments. */
-export const RECORDING_FILE_PATTERN = /^(?:index\.m3u8|seg\d{5,8}\.ts)$/;
+/** A file of a session recording: its HLS playlist, one of its segments, or the whole video as MP4. */
+export const RECORDING_FILE_PATTERN = /^(?:index\.m3u8|seg\d{5,8}\.ts|recording\.mp4)$/;
 
 /** GET /v2/browser/{sessionId}/recording/{token}/{file}: a file of a recording (the token is the credential). */
 export const RecordingParams = z.object({
   sessionId: z.uuid(),
   token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'a recording token'),
-  file: z.string().regex(RECORDING_FILE_PATTERN, 'a recording file (index.m3u8 or segNNNNN.ts)'),
+  file: z
+    .string()
+    .regex(RECORDING_FILE_PATTERN, 'a recording file (index.m3u8, segNNNNN.ts or recording.mp4)'),
 });
 export type RecordingParams = z.output<typeof RecordingParams>;
 

@@ -11,6 +11,8 @@ import { z } from 'zod';
 
 /** Name of the HLS playlist of a recording. */
 export const RECORDING_PLAYLIST = 'index.m3u8';
+/** Name of the whole recording as one MP4 file (made when the session ends). */
+export const RECORDING_MP4 = 'recording.mp4';
 
 /** The object-store name of a recording's file (in ARTIFACTS_BUCKET). */
 export function recordingObject(sessionId: string, file: string): string {
@@ -29,5 +31,6 @@ export type RecordingMeta = z.output<typeof RecordingMeta>;
 
 /** Content types of a recording's files. */
 export function recordingContentType(file: string): string {
-  return file.endsWith('.m3u8') ? 'application/vnd.apple.mpegurl' : 'video/mp2t';
+  if (file.endsWith('.m3u8')) return 'application/vnd.apple.mpegurl';
+  return file.endsWith('.mp4') ? 'video/mp4' : 'video/mp2t';
 }
