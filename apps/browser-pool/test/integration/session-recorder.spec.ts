@@ -1,10 +1,11 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { recordingObject } from '@wds/contracts';
+import { BROWSER_SESSION_RPC, recordingObject, ServiceError } from '@wds/contracts';
 import { videoCentreColours } from '@wds/testing';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { defaultChromiumPath } from '../../src/pool/browser-launcher';
+import { startBrowserPool, type PoolHarness } from '../support/pool-harness';
 import {
   DEFAULT_RECORDING_SETTINGS,
   endOrphanedRecording,
@@ -147,5 +148,34 @@ describe('session recorder (real Chromium, real ffmpeg)', () => {
     await sleep(500);
     await recorder.stop();
     expect(sink.puts).toEqual([]);
+  });
+});
+
+describe('recordSession where recordings cannot be kept (the real service, artifacts store off)', () => {
+  let pool: PoolHarness;
+
+  beforeAll(async () => {
+    pool = await startBrowserPool({ WDS_ARTIFACTS_STORE: 'false', WDS_SESSION_WARM_BROWSERS: '0' });
+  }, 120_000);
+  afterAll(async () => {
+    await pool?.stop();
+  });
+
+  it('answers NOT_IMPLEMENTED naming why, before anything of a session is made', async () => {
+    const err = await pool.client
+      .request(
+        BROWSER_SESSION_RPC.create,
+        { teamId: 'team-a', ttl: 60, activityTtl: 60, maxSessions: 5, recordSession: true },
+        { timeoutMs: 30_000 },
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(err).toBeInstanceOf(ServiceError);
+    expect(err).toMatchObject({ code: 'NOT_IMPLEMENTED' });
+    expect((err as Error).message).toMatch(/artifacts store \(WDS_ARTIFACTS_STORE=false\)/);
+    const { sessions } = await pool.client.request(BROWSER_SESSION_RPC.list, { teamId: 'team-a' });
+    expect(sessions).toEqual([]);
   });
 });
