@@ -1,7 +1,7 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { agentViewRpc, type AgentViewReply } from '@wds/contracts';
+import { agentViewRpc, sameToken, type AgentViewReply } from '@wds/contracts';
 import type { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
 import type { Page } from 'playwright-core';
@@ -87,10 +87,4 @@ export class AgentViews {
   get count(): number {
     return this.open.size;
   }
-}
-
-function sameToken(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }

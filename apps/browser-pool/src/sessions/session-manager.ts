@@ -1,10 +1,11 @@
-import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
   browserSessionCredits,
   ErrorCode,
   liveViewModeOf,
+  sameToken,
   ServiceError,
   type LiveViewMode,
   type BrowserSessionRecord,
@@ -131,9 +132,7 @@ export class SessionManager {
   withToken(id: string, token: string): LiveSession | undefined {
     const session = this.live.get(id);
     if (!session || session.ending) return undefined;
-    const a = Buffer.from(session.token);
-    const b = Buffer.from(token);
-    return a.length === b.length && timingSafeEqual(a, b) ? session : undefined;
+    return sameToken(session.token, token) ? session : undefined;
   }
 
   /** The live session one of whose view tokens this is, and which view it opens. */

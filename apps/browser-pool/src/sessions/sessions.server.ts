@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import {
   Inject,
@@ -10,6 +9,7 @@ import {
   BROWSER_SESSION_RPC,
   ErrorCode,
   liveViewModeOf,
+  sameToken,
   ServiceError,
   sessionReplicaRpc,
 } from '@wds/contracts';
@@ -130,10 +130,4 @@ export class SessionsServer implements OnApplicationBootstrap, BeforeApplication
     t.unref();
     this.timers.push(t);
   }
-}
-
-function sameToken(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }

@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import { Controller, Delete, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import {
   ErrorCode,
@@ -9,6 +8,7 @@ import {
   RecordingParams,
   recordingContentType,
   recordingObject,
+  sameToken,
   ServiceError,
   SessionIdParams,
   type DeleteReplayResponse,
@@ -124,9 +124,7 @@ export class RecordingController {
     const meta = RecordingMeta.safeParse(
       await this.artifacts.metadataOf(recordingObject(sessionId, RECORDING_PLAYLIST)),
     );
-    const a = Buffer.from(meta.success ? meta.data.token : '');
-    const b = Buffer.from(token);
-    if (!meta.success || meta.data.sessionId !== sessionId || a.length !== b.length || !timingSafeEqual(a, b))
+    if (!meta.success || meta.data.sessionId !== sessionId || !sameToken(meta.data.token, token))
       throw new ServiceError(ErrorCode.NOT_FOUND, NOT_FOUND);
     const stored = await this.artifacts.readNamed(recordingObject(sessionId, file));
     if (!stored || stored.metadata.sessionId !== sessionId)

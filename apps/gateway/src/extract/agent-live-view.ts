@@ -1,10 +1,10 @@
-import { timingSafeEqual } from 'node:crypto';
 import { Controller, Get, Inject, Injectable, Param, Req, Res } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import {
   agentViewRpc,
   AgentLiveViewParams,
   ErrorCode,
+  sameToken,
   ServiceError,
   type AgentViewReply,
 } from '@wds/contracts';
@@ -39,9 +39,7 @@ async function viewFor(
 ): Promise<AgentViewReply | undefined> {
   const view = await agentView(messaging, jobId);
   if (!view) return undefined;
-  const a = Buffer.from(view.token);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b) ? view : undefined;
+  return sameToken(view.token, token) ? view : undefined;
 }
 
 /**

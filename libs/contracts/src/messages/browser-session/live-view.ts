@@ -18,12 +18,17 @@ export function liveViewToken(sessionToken: string, mode: LiveViewMode): string 
   return createHmac('sha256', sessionToken).update(LABEL[mode]).digest('base64url');
 }
 
+/** Whether two secret tokens are equal, compared in constant time (for equal lengths). */
+export function sameToken(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
 /** Which view `token` opens for the session whose secret is `sessionToken` (constant-time), if any. */
 export function liveViewModeOf(sessionToken: string, token: string): LiveViewMode | undefined {
-  const given = Buffer.from(token);
   for (const mode of LiveViewMode.options) {
-    const want = Buffer.from(liveViewToken(sessionToken, mode));
-    if (want.length === given.length && timingSafeEqual(want, given)) return mode;
+    if (sameToken(liveViewToken(sessionToken, mode), token)) return mode;
   }
   return undefined;
 }
