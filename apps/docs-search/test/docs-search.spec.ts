@@ -170,6 +170,37 @@ describe('docs-search index (real PostgreSQL, all-MiniLM-L6-v2 on onnxruntime)',
     // sentence, several minutes of wall time when the suites share two cores with a model server.
   }, 1_200_000);
 
+  it("takes the pooling and the question prefix from the model folder's embedding.json", async () => {
+    // The same model files with another recipe: [CLS] pooling and a question instruction.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-embedding-cls-'));
+    for (const f of ['model.onnx', 'tokenizer.json', 'tokenizer_config.json'])
+      fs.symlinkSync(path.join(embeddingDir(), f), path.join(dir, f));
+    const prefix = 'Represent this sentence for searching relevant passages: ';
+    fs.writeFileSync(
+      path.join(dir, 'embedding.json'),
+      JSON.stringify({ pooling: 'cls', queryPrefix: prefix }),
+    );
+    const cls = await Embedder.load(dir);
+    try {
+      const text = 'A failed delivery is retried after 30 s, 2 min and 10 min.';
+      const [mean] = await embedder.embed([text]);
+      const [pooled] = await cls.embed([text]);
+      expect(dot(pooled, pooled)).toBeCloseTo(1, 3);
+      expect(dot(mean, pooled)).toBeLessThan(0.99);
+      // A question gets the prefix; a passage (and an answer sentence) does not.
+      const [asQuestion] = await cls.embed([text], { query: true, urgent: true });
+      const [prefixed] = await cls.embed([prefix + text]);
+      expect(dot(asQuestion, prefixed)).toBeCloseTo(1, 4);
+      expect(dot(asQuestion, pooled)).toBeLessThan(0.99);
+      // Without embedding.json a question is embedded as it is, mean-pooled.
+      const [meanQuestion] = await embedder.embed([text], { query: true });
+      expect(dot(meanQuestion, mean)).toBeCloseTo(1, 4);
+    } finally {
+      await cls.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("matches a model's expected answer together with the question in the vector rankings, not in full text", async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-expand-'));
     writeDocs(root, {

@@ -10,7 +10,7 @@ const RUN_BATCH = 4;
 export const EMBEDDING_DIMENSIONS = 384;
 
 /** What the worker thread receives. */
-type Request = { id: number; texts: string[]; urgent: boolean } | { id: number; close: true };
+type Request = { id: number; texts: string[]; urgent: boolean; query: boolean } | { id: number; close: true };
 /** What it answers: all vectors of one request back to back (n × 384 floats), or why it failed. */
 type Reply =
   | { ready: true; modelId: string }
@@ -29,6 +29,12 @@ const path = require('node:path');
 const ort = require(workerData.ortPath);
 const { Tokenizer } = require(workerData.tokenizersPath);
 const { dir, threads, maxTokens, runBatch, dims } = workerData;
+// How the model's token vectors become one text vector, and what a question is prefixed with:
+// the model folder's embedding.json (written with the model) says; without it, mean pooling.
+const manifestFile = path.join(dir, 'embedding.json');
+const manifest = fs.existsSync(manifestFile) ? JSON.parse(fs.readFileSync(manifestFile, 'utf8')) : {};
+const pooling = manifest.pooling === 'cls' ? 'cls' : 'mean';
+const queryPrefix = typeof manifest.queryPrefix === 'string' ? manifest.queryPrefix : '';
 
 async function main() {
   const tokenizer = new Tokenizer(
@@ -42,10 +48,11 @@ async function main() {
   });
   const hasTypeIds = session.inputNames.includes('token_type_ids');
 
-  // Mean pooling over the attention mask, L2-normalised: a dot product of two vectors is their cosine.
-  async function run(texts, out, offset) {
+  // Mean pooling over the attention mask (or the [CLS] token's vector), L2-normalised: a dot
+  // product of two vectors is their cosine.
+  async function run(texts, out, offset, query) {
     const encoded = texts.map((t) => {
-      const ids = Array.from(tokenizer.encode(t).ids);
+      const ids = Array.from(tokenizer.encode(query ? queryPrefix + t : t).ids);
       // Keep [CLS] ... [SEP] when cutting: the last id is [SEP].
       return ids.length <= maxTokens ? ids : [...ids.slice(0, maxTokens - 1), ids[ids.length - 1]];
     });
@@ -63,12 +70,13 @@ async function main() {
     const hidden = result[session.outputNames[0]].data;
     encoded.forEach((e, r) => {
       const v = out.subarray((offset + r) * dims, (offset + r + 1) * dims);
-      for (let t = 0; t < e.length; t++) {
+      const pooled = pooling === 'cls' ? 1 : e.length;
+      for (let t = 0; t < pooled; t++) {
         const base = (r * width + t) * dims;
         for (let d = 0; d < dims; d++) v[d] += hidden[base + d];
       }
       let norm = 0;
-      for (let d = 0; d < dims; d++) norm += (v[d] /= e.length) ** 2;
+      for (let d = 0; d < dims; d++) norm += (v[d] /= pooled) ** 2;
       norm = Math.sqrt(norm) || 1;
       for (let d = 0; d < dims; d++) v[d] /= norm;
     });
@@ -87,7 +95,7 @@ async function main() {
       const job = queue[next()];
       const slice = job.texts.slice(job.done, job.done + runBatch);
       try {
-        await run(slice, job.out, job.done);
+        await run(slice, job.out, job.done, job.query);
         job.done += slice.length;
       } catch (err) {
         queue.splice(queue.indexOf(job), 1);
@@ -194,17 +202,18 @@ export class Embedder {
 
   /**
    * Vectors of `texts`, in order. `urgent` (a question being asked) goes before queued index work;
-   * index work waits behind it.
+   * index work waits behind it. `query`: the texts are questions to match passages with (a model
+   * trained with a query instruction gets it in front of them).
    */
-  async embed(texts: string[], opts: { urgent?: boolean } = {}): Promise<Float32Array[]> {
+  async embed(texts: string[], opts: { urgent?: boolean; query?: boolean } = {}): Promise<Float32Array[]> {
     if (!texts.length) return [];
-    const reply = await this.call({ texts, urgent: opts.urgent ?? false });
+    const reply = await this.call({ texts, urgent: opts.urgent ?? false, query: opts.query ?? false });
     if (!('vectors' in reply)) throw new Error('embedding failed: no vectors');
     const all = reply.vectors;
     return texts.map((_, i) => all.subarray(i * EMBEDDING_DIMENSIONS, (i + 1) * EMBEDDING_DIMENSIONS));
   }
 
-  private call(body: { texts: string[]; urgent: boolean } | { close: true }): Promise<Reply> {
+  private call(body: { texts: string[]; urgent: boolean; query: boolean } | { close: true }): Promise<Reply> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise<Reply>((resolve, reject) => {

@@ -182,7 +182,7 @@ export class Retriever {
     if (!this.embedder || !this.vectors.length) return none;
     // A question goes before queued index work in the embedding thread; if the thread failed,
     // the full-text ranking answers alone.
-    const [q] = await this.embedder.embed([question], { urgent: true }).catch(() => [undefined]);
+    const [q] = await this.embedder.embed([question], { urgent: true, query: true }).catch(() => [undefined]);
     if (!q) return none;
     const top = (scored: { ref: string; source: string; s: number }[]) =>
       scored.sort((a, b) => b.s - a.s).slice(0, pool);
