@@ -13,6 +13,7 @@ const { run, runAsync, must, assert, log } = require('./run');
 const { sleep } = require('./cluster');
 const { SERVICES } = require('./static-checks');
 const { metricNamesInDashboard, prometheusNames, EXTERNAL_METRIC_PREFIXES } = require('./metrics');
+const { ensureEmbeddingModel, EMBEDDING_MODEL_ID } = require('../../stack/lib/embedding-model');
 
 // deploy/Dockerfile: `COPY package.json package-lock.json tsconfig.*.json`, `COPY libs`, `COPY apps`,
 // minus deploy/Dockerfile.dockerignore.
@@ -29,6 +30,8 @@ const BUILD_FILES = [
 const IGNORED = /(^|\/)(node_modules|dist|coverage|tmp|\.data|\.nx)(\/|$)|\.tsbuildinfo$|\.log$/;
 // The runtime stage's COPY --from=build lines, plus deploy/migrate.js and docs from the context.
 const RUNTIME_FROM_BUILD = ['package.json', 'node_modules', 'libs', 'apps'];
+// The models stage's output in the runtime image (its WDS_DOCS_EMBEDDING_DIR), under the work folder here.
+const IMAGE_MODEL_DIR = `opt/wds/models/${EMBEDDING_MODEL_ID}`;
 
 function copyTree(from, to, filter = () => true) {
   fs.cpSync(from, to, {
@@ -170,6 +173,11 @@ async function imageChecks(t, { root }) {
         for (const f of ['README.md', 'charts/README.md', 'tools/stack/README.md']) {
           copyTree(path.join(root, f), path.join(runtime, f));
         }
+        // The models stage: the embedding model, fetched by the script it runs (cached as `npm
+        // test` caches it), at the image's path under the work folder.
+        const model = ensureEmbeddingModel();
+        assert(model, 'the docs-search embedding model could not be fetched (the models stage would fail)');
+        copyTree(model, path.join(work, IMAGE_MODEL_DIR));
         for (const dev of ['typescript', 'jest', 'nx']) {
           assert(
             !fs.existsSync(path.join(runtime, 'node_modules', dev)),
@@ -217,6 +225,7 @@ async function imageChecks(t, { root }) {
       NODE_ENV: 'production',
       // The Dockerfile's ENV.
       WDS_DOCS_ROOT: runtime,
+      WDS_DOCS_EMBEDDING_DIR: path.join(work, IMAGE_MODEL_DIR),
       NATS_URL: nats.url,
       DATABASE_URL: pg.url,
       LOG_LEVEL: 'warn',
@@ -319,6 +328,35 @@ async function imageChecks(t, { root }) {
           `HTTP ${res.status}: ${JSON.stringify(body).slice(0, 1000)}`,
         );
         assert(/Pruned tree works/.test(body.data?.markdown ?? ''), `markdown: ${body.data?.markdown}`);
+      },
+    );
+
+    await t.check(
+      "docs-search in the image ranks by meaning too: its passages get vectors of the image's embedding model",
+      async () => {
+        const { Database } = require(path.join(root, 'libs', 'database', 'dist'));
+        const db = new Database({ url: pg.url });
+        try {
+          const deadline = Date.now() + 90_000;
+          let embedded = 0;
+          while (Date.now() < deadline) {
+            const { rows } = await db.query(
+              `SELECT count(*)::int AS n FROM docs_search.passages
+                WHERE embedding IS NOT NULL AND embedding_model LIKE $1`,
+              [`${EMBEDDING_MODEL_ID}@%`],
+            );
+            embedded = rows[0].n;
+            if (embedded > 0) break;
+            await sleep(1000);
+          }
+          assert(
+            embedded > 0,
+            `no passage embedded by ${EMBEDDING_MODEL_ID} after 90 s:\n${fs.readFileSync(path.join(work, 'docs-search.log'), 'utf8').slice(-2000)}`,
+          );
+          log(`docs-search: ${embedded} passages embedded so far by ${EMBEDDING_MODEL_ID}`);
+        } finally {
+          await db.close();
+        }
       },
     );
 
