@@ -3,7 +3,13 @@ import { accessSync, constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { RECORDING_MP4, RECORDING_PLAYLIST, recordingObject, type RecordingMeta } from '@wds/contracts';
+import {
+  playlistFiles,
+  RECORDING_MP4,
+  RECORDING_PLAYLIST,
+  recordingObject,
+  type RecordingMeta,
+} from '@wds/contracts';
 import type { Logger } from '@wds/observability';
 import type { CDPSession, Page } from 'playwright-core';
 
@@ -354,9 +360,8 @@ export class SessionRecorder {
     }
     if (playlist === this.lastPlaylist) return;
     const meta = { ...this.meta };
-    for (const line of playlist.split('\n')) {
-      const file = line.trim();
-      if (!file || file.startsWith('#') || this.uploaded.has(file)) continue;
+    for (const file of playlistFiles(playlist)) {
+      if (this.uploaded.has(file)) continue;
       const data = await fs.readFile(path.join(this.dir, file));
       await this.sink.putNamed(recordingObject(this.meta.sessionId, file), meta, data);
       this.uploaded.add(file);

@@ -34,15 +34,14 @@ export class ObjectStoreArtifactReader extends ArtifactReader {
   }
 
   async read(id: string): Promise<StoredArtifact | undefined> {
-    const store = await this.open();
-    if (!store) return undefined;
-    const info = await store.info(id);
-    if (!info || info.deleted) return undefined;
-    const meta = ArtifactMeta.safeParse(info.metadata ?? {});
-    if (!meta.success) return undefined;
-    const data = await store.getBlob(id);
-    if (!data) return undefined;
-    return { meta: meta.data, contentType: info.metadata?.contentType ?? 'application/octet-stream', data };
+    const stored = await this.readNamed(id);
+    const meta = ArtifactMeta.safeParse(stored?.metadata ?? {});
+    if (!stored || !meta.success) return undefined;
+    return {
+      meta: meta.data,
+      contentType: stored.metadata.contentType ?? 'application/octet-stream',
+      data: stored.data,
+    };
   }
 
   async metadataOf(name: string): Promise<Record<string, string> | undefined> {

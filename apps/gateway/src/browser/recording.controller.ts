@@ -1,6 +1,8 @@
 import { Controller, Delete, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import {
   ErrorCode,
+  playlistFiles,
+  playlistWithBase,
   RECORDING_FILE_PATTERN,
   RECORDING_MP4,
   RECORDING_PLAYLIST,
@@ -75,11 +77,7 @@ export class RecordingController {
     }
     const base = `${publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, req)}/v2/browser/${session.id}/recording/${session.recordingToken}/`;
     recordingHeaders(reply, RECORDING_PLAYLIST);
-    return Buffer.from(playlist.data)
-      .toString('utf8')
-      .split('\n')
-      .map((line) => (line && !line.startsWith('#') ? base + line.trim() : line))
-      .join('\n');
+    return playlistWithBase(Buffer.from(playlist.data).toString('utf8'), base);
   }
 
   /**
@@ -106,8 +104,7 @@ export class RecordingController {
     const playlist = await this.artifacts.readNamed(name);
     if (!playlist) throw new ServiceError(ErrorCode.NOT_FOUND, 'The recording was deleted or has expired');
     let deleted = 0;
-    for (const line of Buffer.from(playlist.data).toString('utf8').split('\n')) {
-      const file = line.trim();
+    for (const file of playlistFiles(Buffer.from(playlist.data).toString('utf8'))) {
       if (!RECORDING_FILE_PATTERN.test(file) || file === RECORDING_PLAYLIST) continue;
       if (await this.artifacts.deleteNamed(recordingObject(session.id, file))) deleted++;
     }

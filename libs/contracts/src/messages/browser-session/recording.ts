@@ -34,3 +34,25 @@ export function recordingContentType(file: string): string {
   if (file.endsWith('.m3u8')) return 'application/vnd.apple.mpegurl';
   return file.endsWith('.mp4') ? 'video/mp4' : 'video/mp2t';
 }
+
+/** A playlist line that names a media file (not blank, not a `#` tag or comment), trimmed; else undefined. */
+function mediaLine(line: string): string | undefined {
+  const file = line.trim();
+  return file && !file.startsWith('#') ? file : undefined;
+}
+
+/** The media files an HLS playlist lists, in its order. */
+export function playlistFiles(playlist: string): string[] {
+  return playlist.split('\n').flatMap((line) => mediaLine(line) ?? []);
+}
+
+/** The playlist with each media file named by `base` + its name (absolute URLs); tags kept as they are. */
+export function playlistWithBase(playlist: string, base: string): string {
+  return playlist
+    .split('\n')
+    .map((line) => {
+      const file = mediaLine(line);
+      return file === undefined ? line : base + file;
+    })
+    .join('\n');
+}
