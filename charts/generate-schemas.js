@@ -166,6 +166,7 @@ const serviceProperties = (app) => ({
     perReplica: int(0, 500),
     warmBrowsers: int(0, 16),
     recordingFps: int(1, 15),
+    interactRecording: bool,
     port: int(1, 65535),
     uidBase: int(1000, 64000),
     dirSizeLimit: quantity,

@@ -61,6 +61,12 @@ export const browserPoolEnvShape = {
    * encoded as H.264 by ffmpeg (about 5% of a core per recorded session at 4 fps, docs/benchmarks.md).
    */
   WDS_SESSION_RECORDING_FPS: envInt({ min: 1, max: 15 }).default(4),
+  /**
+   * Interact sessions (POST /v2/scrape/{jobId}/interact) are recorded too, as Firecrawl records them,
+   * when this replica can record (the artifacts store and ffmpeg; otherwise they run unrecorded):
+   * their `playlistUrl` and GET /v2/browser/{sessionId}/replay. false: only `recordSession` records.
+   */
+  WDS_INTERACT_RECORDING: envBool().default(true),
   /** Session browsers in 2 processes instead of 6 (in-process GPU/network/audio, no zygote); false for comparison. */
   WDS_SESSION_LEAN_BROWSER: envBool().default(true),
   /** Host directory of the sessions' private directories (profiles, scratch, sockets). */

@@ -155,6 +155,45 @@ describe('browser session recordings through the stack', () => {
     expect(await videoCentreColours(path.join(work, 'recording.mp4'), 2, 200)).toBe(seen);
   }, 240_000);
 
+  it('records interact sessions too: playlistUrl in every interact answer, the recording ended when the interaction stops', async () => {
+    const scraped = await call('POST', '/v2/scrape', { url: `${site.url}/red`, formats: ['markdown'] });
+    expect(scraped.status).toBe(200);
+    const jobId = scraped.body.data.metadata.scrapeId as string;
+    const first = await call('POST', `/v2/scrape/${jobId}/interact`, { code: 'await page.title()' });
+    expect(first.status).toBe(200);
+    const { sessionId, playlistUrl } = first.body as { sessionId: string; playlistUrl: string };
+    expect(playlistUrl).toMatch(
+      new RegExp(`^${stack.url}/v2/browser/${sessionId}/recording/[A-Za-z0-9_-]{43}/index\\.m3u8$`),
+    );
+    await sleep(6000);
+    const second = await call('POST', `/v2/scrape/${jobId}/interact`, {
+      code: `await page.goto('${site.url}/blue')`,
+    });
+    expect(second.status).toBe(200);
+    expect(second.body).toMatchObject({ sessionId, playlistUrl });
+    await sleep(6000);
+    expect((await call('DELETE', `/v2/scrape/${jobId}/interact`)).status).toBe(200);
+
+    const answer = await fetch(playlistUrl);
+    expect(answer.status).toBe(200);
+    const playlist = await answer.text();
+    expect(playlist).toContain('#EXT-X-ENDLIST');
+    const dir = path.join(work, 'interact');
+    await fs.mkdir(dir);
+    await fs.writeFile(path.join(dir, 'index.m3u8'), playlist);
+    for (const name of playlist.split('\n').filter((l) => l.endsWith('.ts'))) {
+      const seg = await fetch(new URL(name, playlistUrl));
+      expect(seg.status).toBe(200);
+      await fs.writeFile(path.join(dir, name), Buffer.from(await seg.arrayBuffer()));
+    }
+    // The scraped page (red, replayed when the session was made), then the page the code opened.
+    const seen = await videoCentreColours(path.join(dir, 'index.m3u8'), 2, 200);
+    const runs = seen.replace(/\?/g, '').replace(/(.)\1*/g, '$1');
+    expect({ seen, runs }).toEqual({ seen, runs: expect.stringMatching(/^W?RB$/) });
+    // The team reaches it by the session id as well.
+    expect((await call('GET', `/v2/browser/${sessionId}/replay`)).status).toBe(200);
+  }, 240_000);
+
   it('serves the playlist to the team by API key (GET /replay, absolute segment URLs) and to nobody else; GET /v2/browser/{id} names it', async () => {
     const created = await call('POST', '/v2/browser', { ttl: 120, recordSession: true });
     expect(created.status).toBe(200);

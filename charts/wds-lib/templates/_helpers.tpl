@@ -264,6 +264,8 @@ agent runs.
   value: {{ .warmBrowsers | quote }}
 - name: WDS_SESSION_RECORDING_FPS
   value: {{ .recordingFps | default 4 | quote }}
+- name: WDS_INTERACT_RECORDING
+  value: {{ ne .interactRecording false | quote }}
 - name: WDS_SANDBOX_UID_BASE
   value: {{ .uidBase | quote }}
 - name: WDS_SESSION_DIR

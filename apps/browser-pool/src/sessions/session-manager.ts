@@ -62,10 +62,11 @@ export interface SessionSettings {
   /** A session's runtime started ahead and not called within this long is stopped (0: kept). */
   warmRuntimeUnusedMs: number;
   /**
-   * Session recordings (recordSession): where their files go and how they are encoded; undefined
-   * when this deployment cannot record (why: `recordingUnavailable`).
+   * Session recordings (recordSession): where their files go and how they are encoded, and whether
+   * interact sessions (made for a scrape) are recorded without asking; undefined when this
+   * deployment cannot record (why: `recordingUnavailable`).
    */
-  recording?: { sink: RecordingSink; settings: RecordingSettings };
+  recording?: { sink: RecordingSink; settings: RecordingSettings; interact?: boolean };
   recordingUnavailable?: string;
 }
 
@@ -187,7 +188,11 @@ export class SessionManager {
     const id = taken?.id ?? randomUUID();
     this.startingIds.add(id);
     const token = randomBytes(32).toString('base64url');
-    const recordingToken = req.recordSession ? randomBytes(32).toString('base64url') : undefined;
+    // An interact session is recorded when this replica can and is configured to; one asked for
+    // with recordSession was refused above when it cannot.
+    const recorded =
+      req.recordSession || (req.scrapeJobId !== undefined && this.s.recording?.interact === true);
+    const recordingToken = recorded ? randomBytes(32).toString('base64url') : undefined;
     let record: BrowserSessionRecord | undefined;
     let browser: SessionBrowser | undefined = taken?.browser;
     let dirs: LiveSession['dirs'] | undefined = taken?.dirs;

@@ -68,7 +68,7 @@ function recording(
   c: BrowserPoolConfig,
   artifacts: ArtifactStore,
 ): {
-  recording?: { sink: ObjectStoreArtifacts; settings: RecordingSettings };
+  recording?: { sink: ObjectStoreArtifacts; settings: RecordingSettings; interact: boolean };
   recordingUnavailable?: string;
 } {
   if (!(artifacts instanceof ObjectStoreArtifacts))
@@ -79,6 +79,7 @@ function recording(
     recording: {
       sink: artifacts,
       settings: { ...DEFAULT_RECORDING_SETTINGS, ffmpeg, fps: c.WDS_SESSION_RECORDING_FPS },
+      interact: c.WDS_INTERACT_RECORDING,
     },
   };
 }

@@ -21,7 +21,7 @@ import { validate } from '../http/validate';
 import { publicBaseUrl } from '../jobs/public-url';
 import { BrowserSessions, gone } from './browser-sessions.service';
 import { executeResult, promptResult } from './execute-result';
-import { cdpUrl, liveViewUrls } from './session-urls';
+import { cdpUrl, liveViewUrls, playlistUrl } from './session-urls';
 
 /**
  * Interact on a scrape: the first call creates a session at the scrape's page state (replay), later
@@ -63,7 +63,12 @@ export class InteractController {
       run.prompt === undefined ? run.language : undefined,
     );
     const base = publicBaseUrl(this.config.WDS_PUBLIC_BASE_URL, req);
-    const urls = { sessionId: session.id, cdpUrl: cdpUrl(base, session), ...liveViewUrls(base, session) };
+    const urls = {
+      sessionId: session.id,
+      cdpUrl: cdpUrl(base, session),
+      ...liveViewUrls(base, session),
+      ...playlistUrl(base, session),
+    };
     // The new session's activity record is written while its first call runs (not before it).
     try {
       if (run.prompt !== undefined) {

@@ -31,6 +31,12 @@ export const InteractResult = ExecuteResult.extend({
   cdpUrl: z.string().optional(),
   liveViewUrl: z.string().optional(),
   interactiveLiveViewUrl: z.string().optional(),
+  playlistUrl: z
+    .string()
+    .optional()
+    .describe(
+      "HLS playlist of the interact session's recording (when the deployment records them); also GET /v2/browser/{sessionId}/replay",
+    ),
   output: z.string().optional().describe("The agent's final answer; only with a prompt"),
 });
 export type InteractResult = z.output<typeof InteractResult>;
