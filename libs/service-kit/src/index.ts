@@ -4,3 +4,4 @@ export * from './discovery';
 export * from './platform.module';
 export * from './health.controller';
 export * from './health-problems';
+export * from './periodic';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { Database } from '@wds/database';
 import type { Logger } from '@wds/observability';
-import { APP_CONFIG, LOGGER } from '@wds/service-kit';
+import { APP_CONFIG, LOGGER, Periodic } from '@wds/service-kit';
 import type { BillingConfig } from '../config';
 import { ActivityPartitions } from './activity-partitions';
 import { attributeJobUsage } from './usage-attribution';
@@ -16,32 +16,32 @@ const DAY_MS = 86_400_000;
  */
 @Injectable()
 export class ActivityMaintenance implements OnModuleInit, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly periodic: Periodic;
 
   constructor(
     private readonly db: Database,
     private readonly partitions: ActivityPartitions,
     @Inject(APP_CONFIG) private readonly config: BillingConfig,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.periodic = new Periodic({
+      everyMs: EVERY_MS,
+      run: () => this.run(),
+      logger,
+      what: 'activity maintenance',
+    });
+  }
 
   onModuleInit(): void {
-    void this.runOnce().catch((err: unknown) => this.logger.warn({ err }, 'activity maintenance failed'));
-    this.timer = setInterval(() => {
-      this.runOnce().catch((err: unknown) => this.logger.warn({ err }, 'activity maintenance failed'));
-    }, EVERY_MS);
-    this.timer.unref();
+    this.periodic.start({ now: true });
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+    await this.periodic.stop();
   }
 
   runOnce(): Promise<void> {
-    this.running ??= this.run().finally(() => (this.running = undefined));
-    return this.running;
+    return this.periodic.runOnce();
   }
 
   private async run(): Promise<void> {

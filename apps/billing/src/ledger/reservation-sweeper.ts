@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { Database } from '@wds/database';
 import type { Logger } from '@wds/observability';
-import { APP_CONFIG, LOGGER } from '@wds/service-kit';
+import { APP_CONFIG, LOGGER, Periodic } from '@wds/service-kit';
 import type { BillingConfig } from '../config';
 import { ledgerSql } from './ledger.repository';
 import { ReleaseCredits } from './release-credits.usecase';
@@ -17,32 +17,33 @@ const BATCH = 100;
  */
 @Injectable()
 export class ReservationSweeper implements OnModuleInit, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
+  private readonly periodic: Periodic<number>;
 
   constructor(
     private readonly db: Database,
     private readonly release: ReleaseCredits,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) private readonly config: BillingConfig,
-  ) {}
+  ) {
+    this.periodic = new Periodic({
+      everyMs: SWEEP_EVERY_MS,
+      run: () => this.sweep(),
+      logger,
+      what: 'reservation sweep',
+    });
+  }
 
   onModuleInit(): void {
-    this.timer = setInterval(() => {
-      this.sweepOnce().catch((err: unknown) => this.logger.warn({ err }, 'reservation sweep failed'));
-    }, SWEEP_EVERY_MS);
-    this.timer.unref();
+    this.periodic.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+    await this.periodic.stop();
   }
 
   /** Releases expired reservations; returns how many this call released. */
   sweepOnce(): Promise<number> {
-    this.running ??= this.sweep().finally(() => (this.running = undefined));
-    return this.running;
+    return this.periodic.runOnce();
   }
 
   /** Per-request usage rows past retention go, in bounded batches (the ledger keeps the totals). */

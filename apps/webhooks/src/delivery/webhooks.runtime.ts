@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Logger } from '@wds/observability';
-import { APP_CONFIG, HealthProblems, LOGGER } from '@wds/service-kit';
+import { APP_CONFIG, HealthProblems, LOGGER, Periodic } from '@wds/service-kit';
 import { DeliveryLoop } from './delivery-loop';
 import { DeliveryStore } from './delivery-store';
 import type { WebhooksEnv } from './webhooks.env';
@@ -15,7 +15,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 @Injectable()
 export class WebhooksRuntime implements OnApplicationBootstrap, OnApplicationShutdown {
-  private purgeTimer?: NodeJS.Timeout;
+  private readonly periodic: Periodic;
 
   constructor(
     private readonly loop: DeliveryLoop,
@@ -23,7 +23,14 @@ export class WebhooksRuntime implements OnApplicationBootstrap, OnApplicationShu
     @Inject(APP_CONFIG) private readonly config: WebhooksEnv,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly problems: HealthProblems,
-  ) {}
+  ) {
+    this.periodic = new Periodic({
+      everyMs: PURGE_INTERVAL_MS,
+      run: () => this.purge(),
+      logger,
+      what: 'purging finished webhook deliveries',
+    });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     this.loop.start();
@@ -31,21 +38,16 @@ export class WebhooksRuntime implements OnApplicationBootstrap, OnApplicationShu
       const stuck = this.loop.overdue();
       return stuck > 0 ? `${stuck} delivery attempt(s) running past their deadline (deliverer wedged)` : null;
     });
-    this.purgeTimer = setInterval(() => void this.purge(), PURGE_INTERVAL_MS);
-    this.purgeTimer.unref();
+    this.periodic.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.purgeTimer);
+    await this.periodic.stop();
     await this.loop.stop();
   }
 
   private async purge(): Promise<void> {
-    try {
-      const deleted = await this.store.purgeFinished(this.config.WDS_WEBHOOK_RETENTION_DAYS * DAY_MS);
-      if (deleted > 0) this.logger.info({ deleted }, 'purged finished webhook deliveries');
-    } catch (err) {
-      this.logger.warn({ err }, 'purging finished webhook deliveries failed');
-    }
+    const deleted = await this.store.purgeFinished(this.config.WDS_WEBHOOK_RETENTION_DAYS * DAY_MS);
+    if (deleted > 0) this.logger.info({ deleted }, 'purged finished webhook deliveries');
   }
 }
