@@ -58,7 +58,8 @@ export const browserPoolEnvShape = {
   WDS_SESSION_WARM_RUNTIME_UNUSED_SECONDS: envInt({ min: 0, max: 86_400 }).default(120),
   /**
    * Frames per second of session recordings (recordSession): the screen sampled at this rate and
-   * encoded as H.264 by ffmpeg (about 5% of a core per recorded session at 4 fps, docs/benchmarks.md).
+   * encoded as H.264 by ffmpeg (at 4 fps a recorded session costs ~2.5% of a core on a still page,
+   * ~15% on a page that repaints every frame; docs/benchmarks.md, "Session recordings").
    */
   WDS_SESSION_RECORDING_FPS: envInt({ min: 1, max: 15 }).default(4),
   /**

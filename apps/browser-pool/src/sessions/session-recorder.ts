@@ -30,6 +30,8 @@ export interface RecordingSettings {
   uploadIntervalMs: number;
   /** How long stop() waits for ffmpeg to finish the last segment before it is killed. */
   stopTimeoutMs: number;
+  /** Never switch a busy page to screenshots (the benchmark's baseline; see RecorderCapture). */
+  screencastOnly?: boolean;
 }
 
 export const DEFAULT_RECORDING_SETTINGS: Omit<RecordingSettings, 'ffmpeg'> = {
@@ -86,6 +88,27 @@ interface ScreencastFrame {
 }
 
 /**
+ * How the recorder samples the page. Chromium's screencast costs nothing while the page is still
+ * (frames come on repaints only) but about a third of a core on a page that repaints every frame
+ * (its capture runs per compositor frame, whatever the acks and `everyNthFrame`), where a
+ * screenshot every 1/fps s costs about 9% (docs/benchmarks.md, "Session recordings"). So: the
+ * screencast while the page is calm; more than BUSY_FRAMES_PER_FPS × fps frames in the last second,
+ * and screenshots at the video's rate instead, until STILL_SECONDS of identical screenshots say the
+ * page is calm again.
+ */
+export type RecorderCapture = 'screencast' | 'screenshots';
+const BUSY_FRAMES_PER_FPS = 2;
+const STILL_SECONDS = 2;
+
+interface Shown {
+  page: Page;
+  cdp: CDPSession;
+  capture: RecorderCapture;
+  /** Arrival times of the screencast's frames in the last second. */
+  recent: number[];
+}
+
+/**
  * Records what a session shows (the page opened last, as its live views do) as HLS video: the
  * page's CDP screencast (JPEG frames, through a CDP session of the replica's own) is sampled at
  * `fps` against the wall clock (a still page repeats its last frame, so the video's time is the
@@ -97,7 +120,8 @@ interface ScreencastFrame {
 export class SessionRecorder {
   private ffmpeg?: ChildProcessWithoutNullStreams;
   private exited?: Promise<number | null>;
-  private shown?: { page: Page; cdp: CDPSession };
+  private shown?: Shown;
+  private captureSwitches = 0;
   private switching: Promise<void> = Promise.resolve();
   private latest?: Buffer;
   private startedAt = 0;
@@ -246,6 +270,11 @@ export class SessionRecorder {
     return this.written;
   }
 
+  /** How the shown page is sampled now, and how often that changed (tests, benchmarks). */
+  get capture(): { now: RecorderCapture | undefined; switches: number } {
+    return { now: this.shown?.capture, switches: this.captureSwitches };
+  }
+
   /**
    * Writes the frames due since the recording started: the screen as it is now, once per 1/fps
    * of wall-clock time (so a late tick writes several, and the video keeps the session's time).
@@ -276,24 +305,72 @@ export class SessionRecorder {
     if (this.shown?.page === page) return;
     this.detach();
     const cdp = await page.context().newCDPSession(page);
-    this.shown = { page, cdp };
+    const shown: Shown = { page, cdp, capture: 'screencast', recent: [] };
+    this.shown = shown;
     const interval = 1000 / this.settings.fps;
     cdp.on('Page.screencastFrame', (frame: ScreencastFrame) => {
-      if (this.shown?.cdp === cdp) this.latest = Buffer.from(frame.data, 'base64');
-      // Acked at the video's rate: Chromium encodes no more frames than the recording keeps.
+      // Acked at the video's rate (Chromium keeps a few frames in flight, so it still sends more).
       setTimeout(() => {
         void cdp.send('Page.screencastFrameAck', { sessionId: frame.sessionId }).catch(() => undefined);
       }, interval);
+      if (this.shown !== shown || shown.capture !== 'screencast') return;
+      this.latest = Buffer.from(frame.data, 'base64');
+      const now = Date.now();
+      shown.recent.push(now);
+      while (shown.recent[0] <= now - 1000) shown.recent.shift();
+      if (shown.recent.length > BUSY_FRAMES_PER_FPS * this.settings.fps && !this.settings.screencastOnly)
+        void this.screenshots(shown);
     });
-    const { width, height } = this.settings;
     const first = await cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 70 });
-    if (this.shown?.cdp === cdp) this.latest = Buffer.from(first.data, 'base64');
-    await cdp.send('Page.startScreencast', {
+    if (this.shown === shown) this.latest = Buffer.from(first.data, 'base64');
+    await this.screencast(cdp);
+  }
+
+  private screencast(cdp: CDPSession): Promise<unknown> {
+    const { width, height } = this.settings;
+    return cdp.send('Page.startScreencast', {
       format: 'jpeg',
       quality: 70,
       maxWidth: width,
       maxHeight: height,
     });
+  }
+
+  /**
+   * A busy page: the screencast stops and a screenshot is taken every 1/fps s instead, until the
+   * screenshots have been identical for STILL_SECONDS (or one fails: the page is closing, or busy
+   * navigating); then the screencast again. Ends when another page is shown or the recording stops.
+   */
+  private async screenshots(shown: Shown): Promise<void> {
+    shown.capture = 'screenshots';
+    shown.recent = [];
+    this.captureSwitches++;
+    const { cdp } = shown;
+    await cdp.send('Page.stopScreencast').catch(() => undefined);
+    const interval = 1000 / this.settings.fps;
+    const stillShots = STILL_SECONDS * this.settings.fps;
+    let last = '';
+    let same = 0;
+    while (this.shown === shown && !this.stopped && same < stillShots) {
+      const t0 = Date.now();
+      const shot = await cdp
+        .send('Page.captureScreenshot', { format: 'jpeg', quality: 70 })
+        .catch(() => undefined);
+      if (!shot || this.shown !== shown) break;
+      if (shot.data === last) same++;
+      else {
+        same = 0;
+        last = shot.data;
+        this.latest = Buffer.from(shot.data, 'base64');
+      }
+      await new Promise((r) => setTimeout(r, Math.max(0, interval - (Date.now() - t0))));
+    }
+    if (this.shown !== shown || this.stopped) return;
+    shown.capture = 'screencast';
+    this.captureSwitches++;
+    await this.screencast(cdp).catch((err: unknown) =>
+      this.logger?.warn({ err, sessionId: this.meta.sessionId }, 'recording could not resume the screencast'),
+    );
   }
 
   private detach(): void {

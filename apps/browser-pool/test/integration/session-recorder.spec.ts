@@ -120,6 +120,43 @@ describe('session recorder (real Chromium, real ffmpeg)', () => {
     await expect(fs.stat(path.join(work, 'rec'))).rejects.toThrow();
   });
 
+  it('samples a page that repaints every frame by screenshots, and by the screencast again once it is still; the video shows both', async () => {
+    const page = await context.newPage();
+    await page.setContent(`<body style="margin:0;height:100vh;background:rgb(220,0,0)">
+      <div id="n" style="font:40px sans-serif"></div>
+      <script>window.busy = true; let i = 0;
+        (function f() { if (!window.busy) return; document.getElementById('n').textContent = i++; requestAnimationFrame(f); })();
+      </script></body>`);
+    const sinkDir = path.join(work, 'sink');
+    await fs.mkdir(sinkDir);
+    const recorder = new SessionRecorder(
+      async () => page,
+      path.join(work, 'rec'),
+      { teamId: 'team-a', kind: 'recording', sessionId: SESSION, token: TOKEN },
+      new DirSink(sinkDir),
+      { ...DEFAULT_RECORDING_SETTINGS, ffmpeg: ffmpegOnPath()!, segmentSeconds: 2, uploadIntervalMs: 500 },
+    );
+    const until = async (what: () => boolean, ms: number) => {
+      for (const end = Date.now() + ms; !what() && Date.now() < end;) await sleep(100);
+      return what();
+    };
+    await recorder.start();
+    expect(await until(() => recorder.capture.now === 'screenshots', 5000)).toBe(true);
+    // While it is sampled by screenshots the video follows the page.
+    await sleep(1500);
+    await page.evaluate(() => (document.body.style.background = 'rgb(0,0,220)'));
+    await sleep(2500);
+    await page.evaluate(() => ((window as unknown as { busy: boolean }).busy = false));
+    // Still for two seconds of screenshots: the screencast again.
+    expect(await until(() => recorder.capture.now === 'screencast', 8000)).toBe(true);
+    expect(recorder.capture.switches).toBe(2);
+    await page.evaluate(() => (document.body.style.background = 'rgb(0,170,0)'));
+    await sleep(2000);
+    await recorder.stop();
+    const seen = await videoCentreColours(path.join(sinkDir, 'index.m3u8'));
+    expect({ seen, runs: seen.replace(/\?/g, '').replace(/(.)\1*/g, '$1') }).toEqual({ seen, runs: 'RBG' });
+  });
+
   it('ends the playlist of a recording whose replica died (once), keeping its metadata; nothing else', async () => {
     const sink = new DirSink(work);
     const meta = { teamId: 'team-a', kind: 'recording', sessionId: SESSION, token: TOKEN };
