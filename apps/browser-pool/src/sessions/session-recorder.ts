@@ -110,7 +110,8 @@ interface Shown {
 
 /**
  * Records what a session shows (the page opened last, as its live views do) as HLS video: the
- * page's CDP screencast (JPEG frames, through a CDP session of the replica's own) is sampled at
+ * page's CDP screencast (JPEG frames, through a CDP session of the replica's own; screenshots while
+ * the page repaints faster than the video needs, see RecorderCapture) is sampled at
  * `fps` against the wall clock (a still page repeats its last frame, so the video's time is the
  * session's) and piped to ffmpeg, which writes H.264 MPEG-TS segments and an event playlist in a
  * directory of the session's. Every finished segment, then the playlist, is uploaded to the sink
