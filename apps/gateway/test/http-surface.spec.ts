@@ -2,7 +2,11 @@ import { CRAWL_RPC, SERVICE_KINDS } from '@wds/contracts';
 import { registerInstance } from '@wds/service-kit';
 import type { Service } from '@nats-io/services';
 import { ConcurrencyLimiter } from '../src/limits/concurrency-limiter';
-import { endpointName, pendingRoutes } from '../src/pending-routes/not-implemented.routes';
+import {
+  endpointName,
+  notImplementedMessage,
+  pendingRoutes,
+} from '../src/pending-routes/not-implemented.routes';
 import { BillingStandIn, call, startGateway, startStack, type TestGateway, type TestStack } from './harness';
 
 jest.setTimeout(60_000);
@@ -90,6 +94,13 @@ describe('gateway HTTP surface', () => {
 
   it('routes every pending endpoint and answers 501 after authentication', async () => {
     const ID = '3f1a0b9e-8f5c-4d1e-9a7b-2c3d4e5f6a7b';
+    // Per-page replays are among them, saying what exists instead.
+    expect(pendingRoutes().map(endpointName)).toEqual(
+      expect.arrayContaining(['GET /v2/browser/{sessionId}/replay/{pageId}']),
+    );
+    expect(notImplementedMessage(pendingRoutes()[0])).toMatch(
+      /Per-page recordings are not built.*\/replay\)$/,
+    );
     for (const route of pendingRoutes()) {
       const path = route.path.replace(/\{[^}]+\}/g, ID);
       const method = route.method.toUpperCase();
@@ -103,7 +114,7 @@ describe('gateway HTTP surface', () => {
         expect([endpointName(route), res.status, res.body]).toEqual([
           endpointName(route),
           501,
-          { success: false, error: `${endpointName(route)} is not implemented yet`, code: 'NOT_IMPLEMENTED' },
+          { success: false, error: notImplementedMessage(route), code: 'NOT_IMPLEMENTED' },
         ]);
       }
     }

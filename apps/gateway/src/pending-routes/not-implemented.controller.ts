@@ -2,7 +2,12 @@ import { Controller, RequestMethod, RequestMapping, Req, type Type } from '@nest
 import { ErrorCode, ServiceError, type HttpMethod } from '@wds/contracts';
 import type { FastifyRequest } from 'fastify';
 import { validate } from '../http/validate';
-import { endpointName, pendingRoutes, toRoutePath, type PendingRoute } from './not-implemented.routes';
+import {
+  notImplementedMessage,
+  pendingRoutes,
+  toRoutePath,
+  type PendingRoute,
+} from './not-implemented.routes';
 
 const NEST_METHOD: Record<HttpMethod, RequestMethod> = {
   get: RequestMethod.GET,
@@ -16,7 +21,7 @@ function handlerFor(route: PendingRoute) {
     if (route.pathParams) validate(route.pathParams, req.params, 'path');
     if (route.query) validate(route.query, req.query, 'query');
     if (route.body) validate(route.body, req.body, 'body');
-    throw new ServiceError(ErrorCode.NOT_IMPLEMENTED, `${endpointName(route)} is not implemented yet`);
+    throw new ServiceError(ErrorCode.NOT_IMPLEMENTED, notImplementedMessage(route));
   };
 }
 

@@ -1,5 +1,5 @@
 import { OPERATIONS, type HttpMethod } from '@wds/contracts';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 export interface PendingRoute {
   method: HttpMethod;
@@ -8,6 +8,8 @@ export interface PendingRoute {
   pathParams?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
+  /** What the 501 says instead of "… is not implemented yet" (what is missing, and what exists). */
+  why?: string;
 }
 
 /**
@@ -19,7 +21,13 @@ export interface PendingRoute {
 export const NOT_YET_IMPLEMENTED_OPERATIONS: readonly string[] = [];
 
 /** Routes outside the OpenAPI operations that are not implemented yet. */
-const EXTRA_PENDING_ROUTES: readonly PendingRoute[] = [];
+const EXTRA_PENDING_ROUTES: readonly PendingRoute[] = (['browser', 'interact'] as const).map((base) => ({
+  // Firecrawl's server routes a per-page replay beside the session's (neither SDK calls it).
+  method: 'get' as const,
+  path: `/v2/${base}/{sessionId}/replay/{pageId}`,
+  pathParams: z.object({ sessionId: z.uuid(), pageId: z.string().min(1).max(256) }),
+  why: `Per-page recordings are not built: a session has one recording, of the page it shows (GET /v2/${base}/{sessionId}/replay)`,
+}));
 
 export function pendingRoutes(): PendingRoute[] {
   const routes = NOT_YET_IMPLEMENTED_OPERATIONS.map((id): PendingRoute => {
@@ -43,4 +51,9 @@ export function toRoutePath(openApiPath: string): string {
 
 export function endpointName(route: PendingRoute): string {
   return `${route.method.toUpperCase()} ${route.path}`;
+}
+
+/** The 501's message for a pending route. */
+export function notImplementedMessage(route: PendingRoute): string {
+  return route.why ?? `${endpointName(route)} is not implemented yet`;
 }
