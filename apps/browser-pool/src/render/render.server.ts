@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { metrics } from '@opentelemetry/api';
 import type { Logger } from '@wds/observability';
-import { APP_CONFIG, LOGGER } from '@wds/service-kit';
+import { APP_CONFIG, LOGGER, Periodic } from '@wds/service-kit';
 import { ObjectStoreArtifacts, ArtifactStore } from '../artifacts/artifact-store';
 import type { BrowserPoolConfig } from '../config';
 import { BrowserPool } from '../pool/browser-pool';
@@ -24,7 +24,7 @@ const PURGE_INTERVAL_MS = 10 * 60 * 1000;
  */
 @Injectable()
 export class RenderServer implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
-  private purgeTimer?: NodeJS.Timeout;
+  private readonly purging: Periodic;
 
   constructor(
     private readonly pool: BrowserPool<JobContext>,
@@ -33,7 +33,14 @@ export class RenderServer implements OnModuleInit, OnApplicationBootstrap, Befor
     private readonly proxy: PolicyProxy,
     @Inject(APP_CONFIG) private readonly config: BrowserPoolConfig,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.purging = new Periodic({
+      everyMs: PURGE_INTERVAL_MS,
+      run: () => this.purge(),
+      logger,
+      what: 'purging replay contexts',
+    });
+  }
 
   async onModuleInit(): Promise<void> {
     if (this.artifacts instanceof ObjectStoreArtifacts) await this.artifacts.open();
@@ -43,12 +50,11 @@ export class RenderServer implements OnModuleInit, OnApplicationBootstrap, Befor
 
   onApplicationBootstrap(): void {
     this.exportMetrics();
-    this.purgeTimer = setInterval(() => void this.purge(), PURGE_INTERVAL_MS);
-    this.purgeTimer.unref();
+    this.purging.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.purgeTimer);
+    await this.purging.stop();
     await this.pool.drain(this.config.SHUTDOWN_GRACE_MS);
     await this.proxy.close();
   }
@@ -78,11 +84,7 @@ export class RenderServer implements OnModuleInit, OnApplicationBootstrap, Befor
   }
 
   private async purge(): Promise<void> {
-    try {
-      const purged = await this.replay.purgeExpired();
-      if (purged > 0) this.logger.info({ purged }, 'purged expired replay contexts');
-    } catch (err) {
-      this.logger.warn({ err }, 'purging replay contexts failed');
-    }
+    const purged = await this.replay.purgeExpired();
+    if (purged > 0) this.logger.info({ purged }, 'purged expired replay contexts');
   }
 }

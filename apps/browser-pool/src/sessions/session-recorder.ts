@@ -12,6 +12,7 @@ import {
 } from '@wds/contracts';
 import type { Logger } from '@wds/observability';
 import type { CDPSession, Page } from 'playwright-core';
+import { sleep } from '../render/deadline';
 
 const execFileAsync = promisify(execFile);
 
@@ -364,7 +365,7 @@ export class SessionRecorder {
         last = shot.data;
         this.latest = Buffer.from(shot.data, 'base64');
       }
-      await new Promise((r) => setTimeout(r, Math.max(0, interval - (Date.now() - t0))));
+      await sleep(interval - (Date.now() - t0));
     }
     if (this.shown !== shown || this.stopped) return;
     shown.capture = 'screencast';
