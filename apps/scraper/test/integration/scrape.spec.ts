@@ -11,7 +11,9 @@ describe('scraper service: scrape over NATS (fixture site allow-listed)', () => 
   beforeAll(async () => {
     site = await startFixtureSite();
     scraper = await startScraper({ WDS_PRIVATE_NETWORK_ALLOWLIST: '127.0.0.1' });
-  });
+    // Starting a service (NATS transport, PostgreSQL pool, migrations) took over jest's default
+    // 5 s under load 10-12 on this 2-core machine; the tests' own limits are unchanged.
+  }, 60_000);
   afterAll(async () => {
     await scraper?.stop();
     await site?.close();
