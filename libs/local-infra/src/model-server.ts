@@ -88,6 +88,7 @@ export interface ModelServerOptions extends ModelRuntimeOptions {
   contextTokens?: number;
   /** Concurrent request slots (each gets contextTokens / parallel). */
   parallel?: number;
+  /** CPU threads llama.cpp computes with (default: defaultModelThreads()). */
   threads?: number;
   /** Require this bearer key from clients. */
   apiKey?: string;
@@ -105,6 +106,18 @@ export interface RunningModelServer extends RunningServer {
   contextTokens: number;
   parallel: number;
   logFile: string;
+}
+
+/**
+ * Threads for a model server that shares the machine with other work: half the cores (1 to 4).
+ * llama.cpp splits each operation of a token across its threads and waits for all of them; when
+ * another process holds one of those cores, every one of hundreds of waits per token lasts a
+ * scheduler slice. Measured on 2 cores with 5 busy processes (tools/bench/model-threads.bench.js):
+ * 2 threads generated 1.5 tokens/s, 1 thread 13.0; idle, 2 threads are 1.8x faster than 1.
+ * A dedicated machine or pod sets its thread count explicitly (the Helm chart does).
+ */
+export function defaultModelThreads(cores = os.availableParallelism()): number {
+  return Math.max(1, Math.min(4, Math.floor(cores / 2)));
 }
 
 /**
@@ -130,7 +143,7 @@ export async function startModelServer(opts: ModelServerOptions): Promise<Runnin
     '--parallel',
     String(parallel),
     '--threads',
-    String(opts.threads ?? Math.max(1, Math.min(os.cpus().length, 4))),
+    String(opts.threads ?? defaultModelThreads()),
   ];
   if (opts.apiKey) args.push('--api-key', opts.apiKey);
   const out = fs.openSync(logFile, 'a');

@@ -20,7 +20,9 @@ export function startTestModelServer(opts: TestModelServerOptions = {}): Promise
     contextTokens: opts.contextTokens ?? 4096,
     parallel: opts.parallel ?? 1,
     apiKey: opts.apiKey,
-    threads: 2,
+    // One thread: the suites run two at a time beside browsers and services, and a llama.cpp
+    // with a thread per core slows ~10x whenever something else holds a core (defaultModelThreads).
+    threads: 1,
     startTimeoutMs: 180_000,
   });
 }

@@ -36,6 +36,8 @@ class EmbeddedModel {
     this.stopping = false;
     this.failures = 0;
     this.parallel = Number(process.env.WDS_LOCAL_MODEL_PARALLEL || 2);
+    // Half the cores by default: it shares them with Chromium and the services (defaultModelThreads).
+    this.threads = Number(process.env.WDS_LOCAL_MODEL_THREADS || 0) || localInfra().defaultModelThreads();
     const spec = localInfra().localModel(this.model);
     this.context = Number(process.env.WDS_LOCAL_MODEL_CONTEXT || spec.defaultContext);
   }
@@ -78,7 +80,7 @@ class EmbeddedModel {
     });
     await this.launch();
     log.info(
-      `LLM: ${spec.description} serving on http://127.0.0.1:${this.port}/v1 (context ${this.context} tokens, ${this.parallel} slots)`,
+      `LLM: ${spec.description} serving on http://127.0.0.1:${this.port}/v1 (context ${this.context} tokens, ${this.parallel} slots, ${this.threads} threads)`,
     );
   }
 
@@ -89,7 +91,7 @@ class EmbeddedModel {
       port: this.port,
       contextTokens: this.context,
       parallel: this.parallel,
-      threads: Number(process.env.WDS_LOCAL_MODEL_THREADS || 0) || undefined,
+      threads: this.threads,
       startTimeoutMs: 300_000,
     });
     this.server = server;
