@@ -201,6 +201,34 @@ describe('docs-search index (real PostgreSQL, all-MiniLM-L6-v2 on onnxruntime)',
     }
   });
 
+  it("puts embedding.json's passage prefix before passages and its query prefix before questions (e5-style models)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-embedding-e5-'));
+    for (const f of ['model.onnx', 'tokenizer.json', 'tokenizer_config.json'])
+      fs.symlinkSync(path.join(embeddingDir(), f), path.join(dir, f));
+    fs.writeFileSync(
+      path.join(dir, 'embedding.json'),
+      JSON.stringify({ pooling: 'mean', queryPrefix: 'query: ', passagePrefix: 'passage: ' }),
+    );
+    const e5 = await Embedder.load(dir);
+    try {
+      const text = 'A failed delivery is retried after 30 s, 2 min and 10 min.';
+      const [passage] = await e5.embed([text]);
+      const [question] = await e5.embed([text], { query: true });
+      const [passageByHand, questionByHand, bare] = await embedder.embed([
+        `passage: ${text}`,
+        `query: ${text}`,
+        text,
+      ]);
+      expect(dot(passage, passageByHand)).toBeCloseTo(1, 4);
+      expect(dot(question, questionByHand)).toBeCloseTo(1, 4);
+      expect(dot(passage, bare)).toBeLessThan(0.999);
+      expect(dot(passage, question)).toBeLessThan(0.999);
+    } finally {
+      await e5.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("matches a model's expected answer together with the question in the vector rankings, not in full text", async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-expand-'));
     writeDocs(root, {

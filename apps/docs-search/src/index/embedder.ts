@@ -35,6 +35,7 @@ const manifestFile = path.join(dir, 'embedding.json');
 const manifest = fs.existsSync(manifestFile) ? JSON.parse(fs.readFileSync(manifestFile, 'utf8')) : {};
 const pooling = manifest.pooling === 'cls' ? 'cls' : 'mean';
 const queryPrefix = typeof manifest.queryPrefix === 'string' ? manifest.queryPrefix : '';
+const passagePrefix = typeof manifest.passagePrefix === 'string' ? manifest.passagePrefix : '';
 
 async function main() {
   const tokenizer = new Tokenizer(
@@ -52,7 +53,7 @@ async function main() {
   // product of two vectors is their cosine.
   async function run(texts, out, offset, query) {
     const encoded = texts.map((t) => {
-      const ids = Array.from(tokenizer.encode(query ? queryPrefix + t : t).ids);
+      const ids = Array.from(tokenizer.encode((query ? queryPrefix : passagePrefix) + t).ids);
       // Keep [CLS] ... [SEP] when cutting: the last id is [SEP].
       return ids.length <= maxTokens ? ids : [...ids.slice(0, maxTokens - 1), ids[ids.length - 1]];
     });
