@@ -6,7 +6,8 @@
 // scheduler, hundreds of times per token. Measured here: the same chat completion (a ~600-token
 // prompt, BENCH_MODEL_TOKENS (200) generated, temperature 0) on the catalogue model BENCH_MODEL
 // (smollm2-135m) with 1 thread and with every core, while 0, <cores> and 2.5×<cores> busy processes
-// compete. Printed: generated tokens/s and the wall time of BENCH_MODEL_ROUNDS (2) completions.
+// compete (BENCH_MODEL_LOADS, e.g. "0,2", picks other counts). Printed: generated and prompt tokens/s
+// and the wall time of BENCH_MODEL_ROUNDS (2) completions.
 const os = require('node:os');
 const { spawn } = require('node:child_process');
 const path = require('node:path');
@@ -53,12 +54,20 @@ async function measure(threads, load) {
     const started = Date.now();
     let generated = 0;
     let generating = 0;
+    let read = 0;
+    let reading = 0;
     for (let i = 0; i < ROUNDS; i++) {
       const answer = await complete(server.baseUrl, server.modelName);
       generated += answer.usage.completion_tokens;
       generating += answer.usage.completion_tokens / (answer.timings?.predicted_per_second || Infinity);
+      read += answer.timings?.prompt_n ?? 0;
+      reading += (answer.timings?.prompt_ms ?? 0) / 1000;
     }
-    return { wall: (Date.now() - started) / 1000, tokensPerSecond: generated / generating };
+    return {
+      wall: (Date.now() - started) / 1000,
+      tokensPerSecond: generated / generating,
+      promptPerSecond: reading ? read / reading : NaN,
+    };
   } finally {
     for (const h of hogs) h.kill('SIGKILL');
     await server.stop();
@@ -66,18 +75,20 @@ async function measure(threads, load) {
 }
 
 async function main() {
-  const loads = [0, cores, Math.round(cores * 2.5)];
+  const loads = process.env.BENCH_MODEL_LOADS
+    ? process.env.BENCH_MODEL_LOADS.split(',').map(Number)
+    : [0, cores, Math.round(cores * 2.5)];
   const threadCounts = [...new Set([1, cores])];
   say(`${MODEL}, ${cores} cores, ${ROUNDS} completions of ${TOKENS} tokens per case`);
   say(`default threads for a shared machine (defaultModelThreads): ${defaultModelThreads()}`);
-  say('busy processes | threads | generated tokens/s | wall (s)');
+  say('busy processes | threads | generated tokens/s | prompt tokens/s | wall (s)');
   for (const load of loads) {
     for (const threads of threadCounts) {
       const r = await measure(threads, load);
       say(
         `${String(load).padStart(14)} | ${String(threads).padStart(7)} | ${r.tokensPerSecond
           .toFixed(1)
-          .padStart(18)} | ${r.wall.toFixed(1).padStart(8)}`,
+          .padStart(18)} | ${r.promptPerSecond.toFixed(0).padStart(15)} | ${r.wall.toFixed(1).padStart(8)}`,
       );
     }
   }
