@@ -137,7 +137,7 @@ export class OpenAiCompatibleLlm implements LlmPort {
     let budget: number | undefined;
     for (let shrink = 0; ; shrink++) {
       const { messages, truncated } = this.render(req, maxTokens + schemaTokens, budget);
-      const release = await this.gate.acquire(req.signal);
+      const release = await this.gate.acquire(req.signal, req.tenant);
       try {
         const answer = await callProvider({
           baseUrl,

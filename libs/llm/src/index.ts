@@ -5,3 +5,4 @@ export * from './budget';
 export { compileSchema, parseAndValidate, type Validation } from './schema';
 export { OpenAiCompatibleLlm, SCHEMA_MISMATCH_WARNING } from './client';
 export { Semaphore } from './semaphore';
+export { forTenant } from './tenant';

@@ -60,6 +60,11 @@ export interface LlmRequest {
   temperature?: number;
   /** Overall deadline of the call including queueing and retries (the caller's request timeout). */
   signal?: AbortSignal;
+  /**
+   * Who the call is for (the team id): when calls queue for the replica's slots, tenants take
+   * turns, so one team's many calls cannot hold back another team's (unset: one shared tenant).
+   */
+  tenant?: string;
 }
 
 export interface LlmTextResult {

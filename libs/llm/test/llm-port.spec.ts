@@ -272,6 +272,25 @@ describe('LLM port against a real llama.cpp server', () => {
     expect(proxy.maxInFlight).toBeGreaterThan(1);
   });
 
+  it("lets teams take turns for the replica's slots: one team's queue does not hold back another team's call", async () => {
+    const llm = new OpenAiCompatibleLlm(config({ concurrency: 1 }));
+    const run = async (tenants: { a?: string; b?: string }) => {
+      const finished: string[] = [];
+      const call = (name: string, tenant: string | undefined) =>
+        llm
+          .complete({ feature: 'summary', instruction: 'Say OK.', maxTokens: 4, tenant })
+          .then(() => finished.push(name));
+      const calls = [0, 1, 2, 3, 4].map((i) => call(`A${i}`, tenants.a));
+      calls.push(call('B0', tenants.b));
+      await Promise.all(calls);
+      return finished;
+    };
+    // A0 holds the only slot while A1-A4 and then B0 queue: team A's turn, then team B's.
+    expect(await run({ a: 'team-a', b: 'team-b' })).toEqual(['A0', 'A1', 'B0', 'A2', 'A3', 'A4']);
+    // Calls without a tenant share one queue, first come first served: B0 waits for all of A's.
+    expect(await run({})).toEqual(['A0', 'A1', 'A2', 'A3', 'A4', 'B0']);
+  });
+
   it('uses per-feature model overrides', () => {
     const cfg = llmConfigFromEnv({
       WDS_LLM_BASE_URL: 'http://127.0.0.1:1/v1',

@@ -1,9 +1,11 @@
 import { ErrorCode, ServiceError, type AgentStep } from '@wds/contracts';
 import { PageAgentBrowser, runAgent, type AgentRunResult, type NavigationPolicy } from '@wds/agent';
-import type { LlmPort } from '@wds/llm';
+import { forTenant, type LlmPort } from '@wds/llm';
 import type { Page } from 'playwright-core';
 
 export interface AgentTask {
+  /** The team the run is for: its model calls take turns with other teams' (LlmRequest.tenant). */
+  teamId: string;
   task: string;
   schema?: Record<string, unknown>;
   maxSteps: number;
@@ -48,7 +50,7 @@ export class BrowserAgent {
 
   run(page: Page, t: AgentTask): Promise<AgentRunResult> {
     return runAgent({
-      llm: this.llm,
+      llm: forTenant(this.llm, t.teamId),
       browser: new PageAgentBrowser(page),
       task: t.task,
       schema: t.schema,

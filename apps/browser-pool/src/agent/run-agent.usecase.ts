@@ -208,6 +208,7 @@ export class RunAgentUseCase {
             running = {
               t0,
               result: this.agent.run(job.page, {
+                teamId: req.teamId,
                 task: req.prompt,
                 schema: req.schema,
                 maxSteps: req.maxSteps,

@@ -48,6 +48,7 @@ export class PromptSessionUseCase {
     void this.store.touch(session.record.id).catch(() => undefined);
     const result = await session.exclusive(async () =>
       this.agent.run(await session.page(), {
+        teamId: req.teamId,
         task: req.prompt,
         maxSteps: AGENT_MAX_STEPS,
         deadline: Date.now() + req.timeoutSeconds * 1000,

@@ -56,6 +56,7 @@ export interface AnswerModel {
    * question, written without seeing any passage (a hypothetical answer, for the vector rankings:
    * `Retriever.retrieve`'s `expansion`). Never shown to the user nor cited.
    */
-  expand(question: string, signal: AbortSignal): Promise<ModelExpansion>;
-  answer(question: string, retrieved: Retrieved[], signal: AbortSignal): Promise<ModelReply>;
+  /** `tenant`: the asking team; its calls take turns with other teams' (LlmRequest.tenant). */
+  expand(question: string, signal: AbortSignal, tenant?: string): Promise<ModelExpansion>;
+  answer(question: string, retrieved: Retrieved[], signal: AbortSignal, tenant?: string): Promise<ModelReply>;
 }

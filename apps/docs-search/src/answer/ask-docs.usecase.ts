@@ -98,7 +98,7 @@ export class AskDocs {
         'No time was left for the language model; the answer quotes the best-matching passages.',
       );
     try {
-      const reply = await this.model.answer(req.question, retrieved, AbortSignal.timeout(budget));
+      const reply = await this.model.answer(req.question, retrieved, AbortSignal.timeout(budget), req.teamId);
       spend(reply);
       const answer = reply.answer;
       if (!answer) {
@@ -157,7 +157,7 @@ export class AskDocs {
     );
     if (budget < 1000) return undefined;
     try {
-      return await this.model.expand(req.question, AbortSignal.timeout(budget));
+      return await this.model.expand(req.question, AbortSignal.timeout(budget), req.teamId);
     } catch (err) {
       this.logger.warn(
         { err, requestId: req.requestId },

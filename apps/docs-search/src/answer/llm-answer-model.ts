@@ -115,7 +115,7 @@ export class LlmAnswerModel implements AnswerModel {
     return this.llm.enabled;
   }
 
-  async expand(question: string, signal: AbortSignal): Promise<ModelExpansion> {
+  async expand(question: string, signal: AbortSignal, tenant?: string): Promise<ModelExpansion> {
     const result = await this.llm.complete({
       feature: 'docs',
       messages: [
@@ -125,12 +125,18 @@ export class LlmAnswerModel implements AnswerModel {
       maxTokens: EXPAND_MAX_TOKENS,
       temperature: 0,
       signal,
+      tenant,
     });
     const text = result.text.replace(/\s+/g, ' ').trim().slice(0, EXPAND_MAX_CHARS);
     return { text: text || undefined, usage: modelUsage(result.usage), model: result.model };
   }
 
-  async answer(question: string, retrieved: Retrieved[], signal: AbortSignal): Promise<ModelReply> {
+  async answer(
+    question: string,
+    retrieved: Retrieved[],
+    signal: AbortSignal,
+    tenant?: string,
+  ): Promise<ModelReply> {
     const shown = shownPassages(question, retrieved);
     const result = await this.llm.structured({
       feature: 'docs',
@@ -146,6 +152,7 @@ export class LlmAnswerModel implements AnswerModel {
       maxTokens: ANSWER_MAX_TOKENS,
       temperature: 0,
       signal,
+      tenant,
     });
     const usage = modelUsage(result.usage);
     if (!result.valid) return { answer: undefined, usage, model: result.model };

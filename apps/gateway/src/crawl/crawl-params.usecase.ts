@@ -99,6 +99,7 @@ export class GenerateCrawlParamsUseCase {
       instruction: `Start URL: ${cmd.url}\nRequest: ${cmd.prompt}${structure}`,
       maxTokens: 300,
       signal: cmd.signal,
+      tenant: cmd.teamId,
     });
     if (!r.valid) throw new LlmError('provider', 'The model did not produce valid crawl options.');
     const { options, warnings } = checkGenerated(cmd.url, r.value as Record<string, unknown>);

@@ -202,6 +202,39 @@ describe('scraper: LLM formats against a real model server', () => {
     expect(r.document.warning).toMatch(/The summary format failed/);
     expect(r.creditsUsed).toBe(1);
   });
+
+  it("teams take turns for the model: one team's five scrapes do not hold back another team's", async () => {
+    // A replica with one model slot: every format call queues for it.
+    const narrow = await startScraper({
+      WDS_PRIVATE_NETWORK_ALLOWLIST: '127.0.0.1',
+      WDS_BROWSER_ENABLED: 'false',
+      WDS_LLM_BASE_URL: model.baseUrl,
+      WDS_LLM_MODEL: model.modelName,
+      WDS_LLM_CONTEXT_TOKENS: '2048',
+      WDS_LLM_MAX_OUTPUT_TOKENS: '64',
+      WDS_LLM_CONCURRENCY: '1',
+    });
+    try {
+      const finished: string[] = [];
+      const summary = (name: string, teamId: string) =>
+        narrow
+          .scrape(teamId, { url: `${base}/product`, timeout: 300_000, maxAge: 0, formats: ['summary'] })
+          .then((r) => {
+            expect(r.document.summary).toBeTruthy();
+            finished.push(name);
+          });
+      const a = `team-${randomUUID()}`;
+      const calls = [0, 1, 2, 3, 4].map((i) => summary(`A${i}`, a));
+      // Team A's calls are all queued (one runs) before team B asks.
+      await new Promise((r) => setTimeout(r, 500));
+      calls.push(summary('B0', `team-${randomUUID()}`));
+      await Promise.all(calls);
+      // First come first served, B0 would finish last; with turns it waits for one call of A's queue.
+      expect(finished.indexOf('B0')).toBeLessThanOrEqual(2);
+    } finally {
+      await narrow.stop();
+    }
+  });
 });
 
 async function waitFor(check: () => boolean, ms = 30_000): Promise<void> {

@@ -142,6 +142,7 @@ export class PageFormats {
         palette,
         url: input.cmd.options.url,
         pageText: pageWords(input.page),
+        teamId: input.cmd.teamId,
         signal: AbortSignal.timeout(Math.max(1, input.deadline - Date.now())),
       });
       out.fields.branding = r.branding;

@@ -8,6 +8,8 @@ export interface JsonChangesCommand {
   schema?: Record<string, unknown>;
   prompt?: string;
   url: string;
+  /** The team the comparison is for (LlmRequest.tenant). */
+  teamId?: string;
   signal: AbortSignal;
 }
 
@@ -86,6 +88,7 @@ export class JsonChanges {
         document: { text, source: cmd.url },
         temperature: 0,
         signal: cmd.signal,
+        tenant: cmd.teamId,
       });
     const [before, after] = await Promise.all([extract(cmd.previous), extract(cmd.current)]);
     const usage = addUsage(before.usage, after.usage);
@@ -120,6 +123,7 @@ export class JsonChanges {
       document: { text: cmd.diff, source: cmd.url },
       temperature: 0,
       signal: cmd.signal,
+      tenant: cmd.teamId,
     });
     if (!r.valid) {
       return {

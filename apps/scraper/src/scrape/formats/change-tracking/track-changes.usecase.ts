@@ -92,6 +92,7 @@ export class TrackChangesUseCase {
       schema: cmd.format.schema,
       prompt: cmd.format.prompt,
       url: cmd.url,
+      teamId: cmd.teamId,
       signal: cmd.signal,
     });
     if (r.json) out.json = r.json;

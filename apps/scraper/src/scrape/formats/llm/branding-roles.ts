@@ -64,6 +64,8 @@ export class BrandingRoles {
      * also names the brand's personality. Absent: colour roles only.
      */
     pageText?: string;
+    /** The team the page is scraped for (LlmRequest.tenant). */
+    teamId?: string;
     signal: AbortSignal;
   }): Promise<BrandingRolesOutcome> {
     const { branding, palette } = input;
@@ -105,6 +107,7 @@ export class BrandingRoles {
       maxTokens: words ? 220 : 160,
       temperature: 0,
       signal: input.signal,
+      tenant: input.teamId,
     });
     const base = { usage: r.usage, model: r.model };
     if (!r.valid) {

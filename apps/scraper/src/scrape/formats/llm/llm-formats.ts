@@ -1,5 +1,5 @@
 import { findFormat, ServiceError, type ActivityEndpoint, type Document } from '@wds/contracts';
-import { compileSchema, LlmError, type LlmPort, type LlmUsage } from '@wds/llm';
+import { compileSchema, forTenant, LlmError, type LlmPort, type LlmUsage } from '@wds/llm';
 import type { Logger } from '@wds/observability';
 import { cleanMarkdown } from './clean-content';
 import { HighlightsFormat } from './highlights.format';
@@ -114,10 +114,12 @@ export class LlmFormats {
       return out;
     }
     const signal = AbortSignal.timeout(Math.max(1, input.deadline - Date.now()));
+    // The team's calls take turns with other teams' for this replica's model slots.
+    const llm = forTenant(this.llm, input.billing.teamId);
     let markdown = input.document.markdown ?? '';
     if (o.onlyCleanContent) {
       try {
-        const c = await cleanMarkdown(this.llm, markdown, input.url, signal);
+        const c = await cleanMarkdown(llm, markdown, input.url, signal);
         out.warnings.push(...c.warnings);
         out.credits += c.credits;
         if (c.usage) out.tokens.push({ feature: 'clean', usage: c.usage, model: c.model });
@@ -141,7 +143,7 @@ export class LlmFormats {
         try {
           return {
             name: f.name,
-            outcome: await f.run({ options: o, markdown, url: input.url, llm: this.llm, signal }),
+            outcome: await f.run({ options: o, markdown, url: input.url, llm, signal }),
           };
         } catch (err) {
           return {
