@@ -118,6 +118,15 @@ describe('gateway HTTP surface', () => {
         ]);
       }
     }
+    // Search (both SDKs' `search`): its query is checked, then a 501 says what to use instead.
+    const noQuery = await call(gw.url, 'POST', '/v2/search', { token: KEY, json: { limit: 3 } });
+    expect(noQuery).toMatchObject({ status: 400, body: { code: 'BAD_REQUEST' } });
+    const search = await call(gw.url, 'POST', '/v2/search', {
+      token: KEY,
+      json: { query: 'kettles', limit: 3, sources: ['web'] },
+    });
+    expect(search).toMatchObject({ status: 501, body: { code: 'NOT_IMPLEMENTED' } });
+    expect(search.body.error).toMatch(/^Web search is not built.*POST \/v2\/map/);
   });
 
   it('limits requests per minute with 429 and Retry-After', async () => {
