@@ -11,8 +11,8 @@
 //     the share of answers the model wrote (the rest fell back to quoting).
 //   - the service's event-loop utilisation while the cold index is embedded (the model runs in its
 //     own worker thread; on the main thread it was ~0.9 and starved requests).
-// BENCH_DOCS_LLM=embedded starts the embedded model (Qwen2.5-Coder-1.5B on llama.cpp, 2 threads,
-// 1 slot; BENCH_LLM_MODEL picks another) here and renices it to -10 (run it under
+// BENCH_DOCS_LLM=embedded starts the embedded model (Qwen2.5-Coder-1.5B on llama.cpp, 2 threads
+// (BENCH_LLM_THREADS), 1 slot; BENCH_LLM_MODEL picks another) here and renices it to -10 (run it under
 // `flock /work/helpers/llm-bench.lock` on a shared machine, or set BENCH_LLM_LOCK to that file to
 // take the lock only once the index is built); otherwise WDS_LLM_BASE_URL names the
 // model. Knobs: BENCH_DOCS_QUESTIONS (limit the questions answered by the model; default all),
@@ -210,7 +210,7 @@ async function main() {
         model: modelName,
         contextTokens: 8192,
         parallel: 1,
-        threads: 2,
+        threads: Number(process.env.BENCH_LLM_THREADS || 2),
         startTimeoutMs: 600_000,
       });
       say(
