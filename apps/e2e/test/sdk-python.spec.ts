@@ -205,6 +205,18 @@ describe('the official Python SDK (firecrawl-py) against the stack', () => {
     expect(out.queue).toMatchObject({ jobs_in_queue: 0 });
   }, 180_000);
 
+  it('search: fails with the reason (web search is not built)', async () => {
+    const out = await py(`
+      try:
+          client().search("kettles", limit=3)
+          emit({"raised": None})
+      except Exception as e:
+          emit({"raised": type(e).__name__, "message": str(e)})
+    `);
+    expect(out.raised).toEqual(expect.any(String));
+    expect(out.message).toMatch(/Web search is not built/);
+  }, 60_000);
+
   it('crawl: cancel a running crawl', async () => {
     const out = await py(`
       import os, time
