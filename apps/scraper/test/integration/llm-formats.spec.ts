@@ -58,14 +58,7 @@ describe('scraper: LLM formats against a real model server', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    scraper = await startScraper({
-      WDS_PRIVATE_NETWORK_ALLOWLIST: '127.0.0.1',
-      WDS_BROWSER_ENABLED: 'false',
-      WDS_LLM_BASE_URL: model.baseUrl,
-      WDS_LLM_MODEL: model.modelName,
-      WDS_LLM_CONTEXT_TOKENS: '2048',
-      WDS_LLM_MAX_OUTPUT_TOKENS: '400',
-    });
+    scraper = await startScraper(scraperEnv());
     // The recorder creates the stream on its first publish; the test's consumer needs it now.
     await scraper.client.ensureStreams([STREAMS.WDS_ACTIVITY_V1]);
     consumer = await scraper.client.consume(
@@ -88,6 +81,17 @@ describe('scraper: LLM formats against a real model server', () => {
     await scraper?.stop();
     await model?.stop();
     await new Promise((r) => server?.close(r));
+  });
+
+  /** A scraper on the test's model server and fixture site (the suite's: 400 output tokens). */
+  const scraperEnv = (over: Record<string, string> = {}) => ({
+    WDS_PRIVATE_NETWORK_ALLOWLIST: '127.0.0.1',
+    WDS_BROWSER_ENABLED: 'false',
+    WDS_LLM_BASE_URL: model.baseUrl,
+    WDS_LLM_MODEL: model.modelName,
+    WDS_LLM_CONTEXT_TOKENS: '2048',
+    WDS_LLM_MAX_OUTPUT_TOKENS: '400',
+    ...over,
   });
 
   const scrape = (teamId: string, body: Record<string, unknown>) =>
@@ -205,15 +209,9 @@ describe('scraper: LLM formats against a real model server', () => {
 
   it("teams take turns for the model: one team's five scrapes do not hold back another team's", async () => {
     // A replica with one model slot: every format call queues for it.
-    const narrow = await startScraper({
-      WDS_PRIVATE_NETWORK_ALLOWLIST: '127.0.0.1',
-      WDS_BROWSER_ENABLED: 'false',
-      WDS_LLM_BASE_URL: model.baseUrl,
-      WDS_LLM_MODEL: model.modelName,
-      WDS_LLM_CONTEXT_TOKENS: '2048',
-      WDS_LLM_MAX_OUTPUT_TOKENS: '64',
-      WDS_LLM_CONCURRENCY: '1',
-    });
+    const narrow = await startScraper(
+      scraperEnv({ WDS_LLM_MAX_OUTPUT_TOKENS: '64', WDS_LLM_CONCURRENCY: '1' }),
+    );
     try {
       const finished: string[] = [];
       const summary = (name: string, teamId: string) =>
