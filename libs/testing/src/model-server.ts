@@ -21,7 +21,7 @@ export function startTestModelServer(opts: TestModelServerOptions = {}): Promise
     parallel: opts.parallel ?? 1,
     apiKey: opts.apiKey,
     // One thread: the suites run two at a time beside browsers and services, and a llama.cpp
-    // with a thread per core slows ~10x whenever something else holds a core (defaultModelThreads).
+    // with a thread per core slowed up to 8.7x when other processes held the cores (defaultModelThreads).
     threads: 1,
     startTimeoutMs: 180_000,
   });
