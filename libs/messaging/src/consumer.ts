@@ -51,7 +51,10 @@ export interface RunningConsumer {
  *   redelivered to another worker. The ack wait is therefore only how long a dead process's
  *   messages wait for redelivery, and consumers keep it short (seconds);
  * - a handler failure naks with the consumer's back-off delay, and on the last allowed delivery the
- *   message is dead-lettered and terminated instead.
+ *   message is dead-lettered and terminated instead;
+ * - a message that ran with zero data retention (top-level `zeroDataRetention: true`) is not kept by
+ *   dead-lettering: its dead letter holds only its identifiers (`redacted`) and `erase` deletes the
+ *   message from its stream (a limits stream would keep it until its max age).
  */
 export async function startConsumer<D extends StreamMessageDef>(
   js: JetStreamClient,
@@ -60,6 +63,7 @@ export async function startConsumer<D extends StreamMessageDef>(
   consumerDef: ConsumerDef,
   handler: ConsumeHandler<D>,
   opts: ConsumeOptions,
+  erase: (seq: number) => Promise<unknown>,
 ): Promise<RunningConsumer> {
   const concurrency = Math.max(1, opts.concurrency ?? 1);
   const log = logger.child({ stream: consumerDef.stream, consumer: consumerDef.durable });
@@ -83,7 +87,13 @@ export async function startConsumer<D extends StreamMessageDef>(
     } catch (err) {
       const envelope = (err as ServiceError).toEnvelope();
       log.error({ subject: m.subject, seq: m.seq, error: envelope.error }, 'invalid message dead-lettered');
-      await deadLetterAndTerm(m, 'invalid_payload', envelope, headers);
+      await deadLetterAndTerm(
+        m,
+        'invalid_payload',
+        envelope,
+        headers,
+        decoded.ok ? decoded.value : undefined,
+      );
       return;
     }
     await withMessagingSpan(
@@ -113,7 +123,13 @@ export async function startConsumer<D extends StreamMessageDef>(
               { err, subject: m.subject, seq: m.seq, deliveryCount },
               'last delivery failed; dead-lettered',
             );
-            await deadLetterAndTerm(m, 'max_deliveries', envelope, headers);
+            await deadLetterAndTerm(
+              m,
+              'max_deliveries',
+              envelope,
+              headers,
+              decoded.ok ? decoded.value : undefined,
+            );
           } else {
             const delay = retryDelay(deliveryCount);
             log.warn(
@@ -143,15 +159,20 @@ export async function startConsumer<D extends StreamMessageDef>(
     reason: string,
     error: ErrorEnvelope,
     headers: Record<string, string>,
+    value: unknown,
   ): Promise<void> => {
+    const zdr = withZeroDataRetention(value);
     const letter: DeadLetter = {
       originalSubject: m.subject,
       reason,
       error,
-      ...describeBytes(m.data),
+      ...(zdr
+        ? { payload: JSON.stringify(identifiers(value as Record<string, unknown>)), payloadEncoding: 'utf8' }
+        : describeBytes(m.data)),
       headers,
       failedAt: new Date().toISOString(),
       deliveryCount: m.info.deliveryCount,
+      ...(zdr ? { redacted: true } : {}),
     };
     try {
       const checked = DeadLetter.parse(letter);
@@ -167,7 +188,13 @@ export async function startConsumer<D extends StreamMessageDef>(
         'dead-lettering failed; message left for redelivery',
       );
       m.nak(retryDelay(m.info.deliveryCount));
+      return;
     }
+    if (!zdr) return;
+    // Terminated is not gone: a limits stream keeps the message until its max age.
+    await erase(m.seq).catch((err: unknown) =>
+      log.error({ err, subject: m.subject, seq: m.seq }, 'zero-data-retention message not deleted'),
+    );
   };
 
   // "Still working" every heartbeatMs while the message waits or runs; stopped when it settles or,
@@ -231,4 +258,30 @@ export async function startConsumer<D extends StreamMessageDef>(
       return stopped;
     },
   };
+}
+
+/** The message ran with zero data retention: a JSON object with `zeroDataRetention: true`. */
+function withZeroDataRetention(value: unknown): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<string, unknown>).zeroDataRetention === true
+  );
+}
+
+/** Longest identifier value a redacted dead letter keeps. */
+const MAX_IDENTIFIER_CHARS = 200;
+
+/**
+ * What a redacted dead letter keeps of a message: its top-level identifiers (`id`, `type`, `seq` and
+ * keys ending in `Id`) with string or number values, enough to find its job and team, nothing of its
+ * content.
+ */
+export function identifiers(value: Record<string, unknown>): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (!(key === 'id' || key === 'type' || key === 'seq' || /^[a-z][A-Za-z]*Id$/.test(key))) continue;
+    if ((typeof v === 'string' && v.length <= MAX_IDENTIFIER_CHARS) || typeof v === 'number') out[key] = v;
+  }
+  return out;
 }

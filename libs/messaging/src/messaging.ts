@@ -325,7 +325,9 @@ export class Messaging {
     opts: ConsumeOptions = {},
   ): Promise<{ stop(): Promise<void> }> {
     await this.ensureConsumer(consumer);
-    const running = await startConsumer(this.js, this.logger, def, consumer, handler, opts);
+    const running = await startConsumer(this.js, this.logger, def, consumer, handler, opts, (seq) =>
+      this.deleteMessage(consumer.stream, seq),
+    );
     this.consumers.add(running);
     return {
       stop: async () => {

@@ -1,4 +1,4 @@
-import { defineStreamMessage, type ConsumerDef, type StreamDef } from '@wds/contracts';
+import { deadLetterSubject, defineStreamMessage, type ConsumerDef, type StreamDef } from '@wds/contracts';
 import { createLogger } from '@wds/observability';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -191,6 +191,107 @@ describe('Messaging on JetStream (real NATS)', () => {
       payload: '{"n":9}',
       error: { code: 'INTERNAL', error: 'always broken' },
     });
+  });
+
+  it('keeps nothing of a zero-data-retention message it dead-letters: its identifiers only, and the message deleted', async () => {
+    // A limits stream, like the job events': a terminated message would stay there until its max age.
+    const EVT: StreamDef = {
+      name: `T_EVT_${id}`,
+      subjects: [`t${id}.evt.>`],
+      retention: 'limits',
+      maxAgeMs: 60_000,
+      duplicateWindowMs: 60_000,
+    };
+    const EVT_DLQ: StreamDef = {
+      ...EVT,
+      name: `T_EVTDLQ_${id}`,
+      subjects: [deadLetterSubject(`t${id}.evt.>`)],
+    };
+    await m.ensureStreams([EVT, EVT_DLQ]);
+    const Event = defineStreamMessage(
+      `t${id}.evt.>`,
+      EVT.name,
+      z.object({
+        id: z.string(),
+        teamId: z.string(),
+        type: z.string(),
+        zeroDataRetention: z.boolean().optional(),
+        data: z.array(z.string()),
+      }),
+    );
+    const subject = `t${id}.evt.zdr`;
+    const def: ConsumerDef = {
+      stream: EVT.name,
+      durable: 'zdr',
+      filterSubject: subject,
+      ackWaitMs: 5000,
+      maxDeliver: 2,
+      backoffMs: [100],
+    };
+    const stored = async (): Promise<string[]> => {
+      const info = await m.jsm.streams.info(EVT.name);
+      const out: string[] = [];
+      for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+        const msg = await m.jsm.streams.getMessage(EVT.name, { seq }).catch(() => null);
+        if (msg) out.push(msg.string());
+      }
+      return out;
+    };
+    try {
+      const running = await m.consume(Event, def, async () => {
+        throw new Error('store unavailable');
+      });
+      const base = { teamId: 'team-a', type: 'crawl.page' };
+      await m.publish(
+        Event,
+        { ...base, id: 'job-zdr', zeroDataRetention: true, data: ['private page text'] },
+        { subject },
+      );
+      await m.publish(Event, { ...base, id: 'job-kept', data: ['ordinary page text'] }, { subject });
+      // Invalid (data is not a list of strings) and zero data retention: redacted too.
+      await m.js.publish(
+        subject,
+        new TextEncoder().encode(
+          JSON.stringify({ ...base, id: 'job-bad', zeroDataRetention: true, data: [{ text: 'private' }] }),
+        ),
+      );
+      const letters = await waitFor(async () => {
+        const l = await lettersIn(m, EVT_DLQ, subject);
+        return l.length === 3 ? l : undefined;
+      });
+      const left = await waitFor(async () => {
+        const l = await stored();
+        return l.length === 1 ? l : undefined;
+      });
+      await running.stop();
+      const byId = (jobId: string) => letters.find((l) => l.payload.includes(`"${jobId}"`));
+      expect(byId('job-zdr')).toMatchObject({
+        reason: 'max_deliveries',
+        redacted: true,
+        payloadEncoding: 'utf8',
+      });
+      expect(JSON.parse(byId('job-zdr')!.payload)).toEqual({
+        id: 'job-zdr',
+        teamId: 'team-a',
+        type: 'crawl.page',
+      });
+      expect(byId('job-bad')).toMatchObject({ reason: 'invalid_payload', redacted: true });
+      expect(JSON.parse(byId('job-bad')!.payload)).toEqual({
+        id: 'job-bad',
+        teamId: 'team-a',
+        type: 'crawl.page',
+      });
+      // An ordinary message is kept whole, in its dead letter and in its (limits) stream.
+      expect(byId('job-kept')).toMatchObject({ reason: 'max_deliveries' });
+      expect(byId('job-kept')!.redacted).toBeUndefined();
+      expect(JSON.parse(byId('job-kept')!.payload).data).toEqual(['ordinary page text']);
+      expect(left).toHaveLength(1);
+      expect(left[0]).toContain('job-kept');
+      expect(JSON.stringify(letters)).not.toContain('private');
+    } finally {
+      await m.jsm.streams.delete(EVT.name).catch(() => undefined);
+      await m.jsm.streams.delete(EVT_DLQ.name).catch(() => undefined);
+    }
   });
 
   it('respects the concurrency limit and lets in-flight handlers finish on stop', async () => {
