@@ -234,6 +234,7 @@ export class PageRunner {
         jobId: randomUUID(),
         options,
         zeroDataRetention: job.zeroDataRetention,
+        keepUntil: job.expiresAt.getTime(),
         usage: { endpoint: this.endpointOf(job), apiKey: null },
         ...this.opts.hooks.scrapeContext?.(job, task),
       });

@@ -5,6 +5,8 @@ import { startGeneratedSite, type GeneratedSite } from '@wds/testing';
 const PAGES = 10;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
+/** Shorter than the scraper's (WDS_SCRAPE_RETENTION_HOURS, 24): the scraper's copies of the pages follow it. */
+const CRAWL_RETENTION_HOURS = 6;
 
 /**
  * Crawl results live for their retention (WDS_CRAWL_RETENTION_HOURS, or
@@ -20,6 +22,7 @@ describe('crawl retention', () => {
     stack = await startCrawlStack({
       WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1`,
       WDS_CRAWL_WATCHDOG_INTERVAL_MS: '300',
+      WDS_CRAWL_RETENTION_HOURS: String(CRAWL_RETENTION_HOURS),
     });
     await stack.startCrawler();
   }, 180_000);
@@ -72,13 +75,14 @@ describe('crawl retention', () => {
     await expect(stack.status(team, id)).rejects.toMatchObject({ code: ErrorCode.NOT_FOUND });
     await expect(stack.errors(team, id)).rejects.toBeInstanceOf(ServiceError);
 
-    // The scraper's own records of these pages are not tied to the crawl: they carry the
-    // scraper's retention (WDS_SCRAPE_RETENTION_HOURS) and go with its periodic purge.
+    // The scraper's own records of these pages (GET /v2/scrape/{id}, interact) expire with the crawl
+    // at the latest: the crawl's retention (6 h) is shorter than the scraper's (24 h). They go with
+    // the scraper's periodic purge.
     const { rows } = await stack.db.query<{ n: number; bounded: number }>(
       `SELECT count(*)::int AS n,
-         count(*) FILTER (WHERE expires_at <= now() + interval '24 hours 1 minute')::int AS bounded
+         count(*) FILTER (WHERE expires_at <= now() + $2 * interval '1 hour')::int AS bounded
        FROM scraper.scrapes WHERE url LIKE $1`,
-      [`${gen.url}/%`],
+      [`${gen.url}/%`, CRAWL_RETENTION_HOURS],
     );
     expect(rows[0].n).toBeGreaterThanOrEqual(PAGES);
     expect(rows[0].bounded).toBe(rows[0].n);
@@ -92,8 +96,8 @@ describe('crawl retention', () => {
 
     const expiresIn = (r: { status: { expiresAt: string }; createdAt: number }) =>
       new Date(r.status.expiresAt).getTime() - r.createdAt;
-    expect(expiresIn(plain)).toBeGreaterThan(24 * HOUR - 5 * MINUTE);
-    expect(expiresIn(plain)).toBeLessThan(24 * HOUR + 5 * MINUTE);
+    expect(expiresIn(plain)).toBeGreaterThan(CRAWL_RETENTION_HOURS * HOUR - 5 * MINUTE);
+    expect(expiresIn(plain)).toBeLessThan(CRAWL_RETENTION_HOURS * HOUR + 5 * MINUTE);
     expect(expiresIn(zdr)).toBeGreaterThan(55 * MINUTE);
     expect(expiresIn(zdr)).toBeLessThan(65 * MINUTE);
 

@@ -23,6 +23,8 @@ export interface DeliveryInput {
   zeroDataRetention: boolean;
   /** Set for a public scrape: recorded as team activity with the row. */
   activity?: ScrapeActivity;
+  /** A crawl or batch page: its job's expiry (ms since the epoch), the row's latest expiry. */
+  keepUntil?: number;
 }
 
 /** A document whose stored form already exists (the cache entry's gzip) and differs only in metadata. */
@@ -66,7 +68,10 @@ export class DocumentDelivery {
       cacheHit: input.cacheHit,
       proxyUsed: input.proxyUsed,
       zeroDataRetention: input.zeroDataRetention,
-      retainMs: input.zeroDataRetention ? this.settings.transientMs : this.settings.retentionMs,
+      retainMs: retainFor(
+        input.zeroDataRetention ? this.settings.transientMs : this.settings.retentionMs,
+        input.keepUntil,
+      ),
       activity: input.activity,
     });
     const base = {
@@ -119,8 +124,16 @@ export class DocumentDelivery {
       cacheHit: input.cacheHit,
       proxyUsed: input.proxyUsed,
       zeroDataRetention: false,
-      retainMs: this.settings.retentionMs,
+      retainMs: retainFor(this.settings.retentionMs, input.keepUntil),
       activity: input.activity,
     });
   }
+}
+
+/**
+ * How long a job row is kept: `retainMs`, cut to what is left of `keepUntil` (a crawl or batch page
+ * lives no longer than its job; one whose job already expired is kept for nothing).
+ */
+export function retainFor(retainMs: number, keepUntil: number | undefined, now = Date.now()): number {
+  return keepUntil === undefined ? retainMs : Math.max(0, Math.min(retainMs, keepUntil - now));
 }

@@ -22,7 +22,7 @@ import { browserResults } from './browser-results';
 import type { CacheEntry, CacheStore } from '../cache/cache-store';
 import { decodeDocument, encodeDocument } from '../storage/document-codec';
 import type { ScrapeActivity, ScrapeStore } from '../storage/scrape-store';
-import { DocumentDelivery, type DeliveredResult } from './document-delivery';
+import { DocumentDelivery, retainFor, type DeliveredResult } from './document-delivery';
 import { entryRef, joinWarnings, withDeadline, withRequestedFormats } from './run-scrape.helpers';
 
 export interface RunScrapeSettings {
@@ -220,6 +220,7 @@ export class RunScrapeUseCase {
       proxyUsed: page.proxyUsed,
       statusCode: page.status,
       activity: run.activity,
+      keepUntil: cmd.keepUntil,
     };
     if (
       cached &&
@@ -348,6 +349,7 @@ export class RunScrapeUseCase {
         cacheHit: true,
         statusCode: document.metadata?.statusCode,
         activity,
+        keepUntil: cmd.keepUntil,
       });
       return { ...delivered, cached: entryRef(key, entry) };
     }
@@ -362,6 +364,7 @@ export class RunScrapeUseCase {
       statusCode: document.metadata?.statusCode,
       zeroDataRetention: zdr,
       activity,
+      keepUntil: cmd.keepUntil,
     });
   }
 
@@ -376,7 +379,7 @@ export class RunScrapeUseCase {
       creditsUsed: credits,
       cacheHit: false,
       zeroDataRetention: zdr,
-      retainMs: this.settings.retentionMs,
+      retainMs: retainFor(this.settings.retentionMs, cmd.keepUntil),
       activity,
     });
   }

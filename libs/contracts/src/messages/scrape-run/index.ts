@@ -17,6 +17,13 @@ export const ScrapeRunRequest = z.object({
   options: ScrapeRequest,
   zeroDataRetention: z.boolean().optional(),
   /**
+   * A crawl or batch page: when its job expires (ms since the epoch). The scraper's row of the page
+   * (its document, for GET /v2/scrape/{id} and interact) is kept until then at most, so that a job
+   * retention shorter than the scraper's (`WDS_CRAWL_RETENTION_HOURS` < `WDS_SCRAPE_RETENTION_HOURS`)
+   * holds for every copy of the job's pages.
+   */
+  keepUntil: z.int().positive().optional(),
+  /**
    * Present when this is a public POST /v2/scrape (not a crawl or batch page): the scraper records
    * it as team activity (endpoint `scrape`) together with the job row, for the API key named here
    * (its lookup prefix; null when none).
