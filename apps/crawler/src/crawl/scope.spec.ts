@@ -32,6 +32,21 @@ describe('similar-URL keys', () => {
 });
 
 describe('CrawlScope', () => {
+  it('with ignoreQueryParameters fetches a URL with its query but scrapes each path once', () => {
+    const s = scope('https://e.com/?from=start', { ignoreQueryParameters: true });
+    expect(s.startPage().url).toBe('https://e.com/?from=start');
+    const a1 = s.check('https://e.com/a?id=1#top', 1);
+    const a2 = s.check('https://e.com/a?id=2', 1);
+    const a = s.check('https://e.com/a', 1);
+    expect(a1).toMatchObject({ ok: true, url: 'https://e.com/a?id=1' });
+    expect(a1.ok && a2.ok && a.ok && a1.key === a2.key && a2.key === a.key).toBe(true);
+    expect(s.check('https://e.com/', 1)).toMatchObject({ ok: true, key: s.startPage().key });
+    // Without it, each query is a page of its own.
+    const q = scope('https://e.com/');
+    const [k1, k2] = [q.check('https://e.com/a?id=1', 1), q.check('https://e.com/a?id=2', 1)];
+    expect(k1.ok && k2.ok && k1.key !== k2.key).toBe(true);
+  });
+
   it('keeps to child paths of the start path unless crawlEntireDomain', () => {
     const s = scope('https://e.com/docs');
     expect(s.check('https://e.com/docs/a', 1).ok).toBe(true);

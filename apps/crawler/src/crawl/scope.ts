@@ -41,9 +41,15 @@ export function normalizeUrl(raw: string, base?: string, dropQuery = false): URL
 
 /**
  * The de-duplication key: with `similar`, www/non-www, http/https, a trailing slash and index
- * pages collapse to one key (Firecrawl's deduplicateSimilarURLs); query parameters are sorted.
+ * pages collapse to one key (Firecrawl's deduplicateSimilarURLs); query parameters are sorted, or
+ * left out with `ignoreQuery` (ignoreQueryParameters: a path is scraped once, at the first URL
+ * found for it, query included).
  */
-export function urlKey(u: URL, similar: boolean): string {
+export function urlKey(u: URL, similar: boolean, ignoreQuery = false): string {
+  if (ignoreQuery && u.search) {
+    u = new URL(u.href);
+    u.search = '';
+  }
   if (!similar) return u.href;
   const host = u.hostname.replace(/^www\./, '');
   const port = u.port ? `:${u.port}` : '';
@@ -82,10 +88,10 @@ export class CrawlScope {
     this.startPath = start.pathname.replace(INDEX_PAGE, '/').replace(/\/+$/, '');
   }
 
-  /** The start URL as the crawl fetches it and its key. */
+  /** The start URL as the crawl fetches it (its query kept) and its key. */
   startPage(): { url: string; key: string } {
-    const u = normalizeUrl(this.start.href, undefined, this.o.ignoreQueryParameters)!;
-    return { url: u.href, key: urlKey(u, this.o.deduplicateSimilarURLs) };
+    const u = normalizeUrl(this.start.href)!;
+    return { url: u.href, key: this.keyOf(u) };
   }
 
   /**
@@ -93,7 +99,7 @@ export class CrawlScope {
    * URLs skip the child-path rule only when the crawl covers the entire domain, as with links.
    */
   check(raw: string, depth: number, base?: string): Verdict {
-    const u = normalizeUrl(raw, base, this.o.ignoreQueryParameters);
+    const u = normalizeUrl(raw, base);
     if (!u) return { ok: false, reason: 'invalid' };
     if (NON_PAGE_EXTENSION.test(u.pathname)) return { ok: false, reason: 'file' };
     if (this.o.maxDiscoveryDepth !== undefined && depth > this.o.maxDiscoveryDepth) {
@@ -115,7 +121,11 @@ export class CrawlScope {
     if (this.include.length && !this.include.some((r) => r.test(target))) {
       return { ok: false, reason: 'not-included' };
     }
-    return { ok: true, url: u.href, key: urlKey(u, this.o.deduplicateSimilarURLs) };
+    return { ok: true, url: u.href, key: this.keyOf(u) };
+  }
+
+  private keyOf(u: URL): string {
+    return urlKey(u, this.o.deduplicateSimilarURLs, this.o.ignoreQueryParameters);
   }
 
   private underStartPath(pathname: string): boolean {

@@ -54,8 +54,18 @@ describe('crawl scope, status, errors and cancel (real scraper and billing proce
     const d1 = await crawl({ maxDiscoveryDepth: 1, sitemap: 'skip', ignoreQueryParameters: true });
     expect(d1.paths).toEqual(['/', '/article', '/blog', '/docs', '/meta']);
     const noQuery = await crawl({ ignoreQueryParameters: true });
+    // /docs/a links to /docs/a?ref=self: the same path, not scraped again.
     expect(noQuery.urls.some((u) => u.includes('?'))).toBe(false);
     expect(new Set(noQuery.paths).size).toBe(noQuery.paths.length);
+    // A path is scraped once, at the URL it was first found at, query included (the page may need it).
+    const fromStart = await crawl({
+      url: `${site}/?from=start`,
+      ignoreQueryParameters: true,
+      sitemap: 'skip',
+    });
+    expect(fromStart.urls).toContain(`${site}/?from=start`);
+    expect(fromStart.urls).not.toContain(`${site}/`);
+    expect(new Set(fromStart.paths).size).toBe(fromStart.paths.length);
   }, 60_000);
 
   it('sitemap only: sitemap URLs plus the start URL, no HTML links; skip: links only', async () => {
