@@ -152,6 +152,7 @@ export class OpenAiCompatibleLlm implements LlmPort {
           maxRetries: this.config.maxRetries,
           signal: req.signal,
           charsPerToken: this.config.charsPerToken,
+          tenant: req.tenant,
         });
         return { answer, messages, truncated, warnings: truncated ? [TRUNCATION_WARNING] : [] };
       } catch (err) {

@@ -1,4 +1,5 @@
 import { context, trace } from '@opentelemetry/api';
+import { createHash } from 'node:crypto';
 import { Agent, fetch } from 'undici';
 import { LlmError } from './errors';
 import { abortError } from './semaphore';
@@ -20,6 +21,19 @@ export interface ProviderCall {
   signal?: AbortSignal;
   /** For estimating usage when the provider reports none. */
   charsPerToken: number;
+  /** Whose call this is (a team id): sent as {@link TENANT_HEADER}, hashed. */
+  tenant?: string;
+}
+
+/**
+ * Names the call's team to the model server, which hands its slots to teams in turn across every
+ * replica (WDS's embedded server, libs/local-infra `serve_model.py`); other providers ignore it. A
+ * hash, not the team id: a provider outside the cluster learns nothing it could link to a team.
+ */
+export const TENANT_HEADER = 'x-wds-tenant';
+
+export function tenantTag(tenant: string): string {
+  return createHash('sha256').update(`wds-tenant:${tenant}`).digest('base64url').slice(0, 22);
 }
 
 export interface ProviderAnswer {
@@ -85,6 +99,7 @@ export async function callProvider(call: ProviderCall): Promise<ProviderAnswer> 
           headers: {
             'content-type': 'application/json',
             ...(call.apiKey ? { authorization: `Bearer ${call.apiKey}` } : {}),
+            ...(call.tenant !== undefined ? { [TENANT_HEADER]: tenantTag(call.tenant) } : {}),
           },
           body,
           signal: attemptSignal,

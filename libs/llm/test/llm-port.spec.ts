@@ -291,6 +291,46 @@ describe('LLM port against a real llama.cpp server', () => {
     expect(await run({})).toEqual(['A0', 'A1', 'A2', 'A3', 'A4', 'B0']);
   });
 
+  it('has the model server hand its slots to teams in turn across replicas, not first come first served', async () => {
+    // One slot, two replicas that each pass up to five calls at once (their own turns do not apply):
+    // the turns are the server's (serve_model.py, by the hashed tenant header).
+    const one = await startTestModelServer({ contextTokens: 1024, parallel: 1 });
+    const front = await startFaultProxy(one.baseUrl);
+    try {
+      const replica = () =>
+        new OpenAiCompatibleLlm({
+          ...llmConfigFromEnv({ WDS_LLM_BASE_URL: front.baseUrl, WDS_LLM_MODEL: one.modelName }),
+          maxOutputTokens: 24,
+          contextTokens: 1024,
+          concurrency: 5,
+        });
+      const [first, second] = [replica(), replica()];
+      const run = async (tenants: { a?: string; b?: string }) => {
+        front.resetStats();
+        const finished: string[] = [];
+        const call = (llm: OpenAiCompatibleLlm, name: string, tenant: string | undefined) =>
+          llm
+            .complete({ feature: 'summary', instruction: 'Count from 1 to 20.', maxTokens: 24, tenant })
+            .then(() => finished.push(name));
+        const calls = [0, 1, 2, 3, 4].map((i) => call(first, `A${i}`, tenants.a));
+        // All of team A's calls are at the server before team B's.
+        const until = Date.now() + 30_000;
+        while (front.requests < 5 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+        await new Promise((r) => setTimeout(r, 200));
+        calls.push(call(second, 'B0', tenants.b));
+        await Promise.all(calls);
+        return finished.indexOf('B0');
+      };
+      // B0 waits for the call holding the slot and at most one more of team A's.
+      expect(await run({ a: 'team-a', b: 'team-b' })).toBeLessThanOrEqual(2);
+      // Without tenants one queue: B0 after all five.
+      expect(await run({})).toBe(5);
+    } finally {
+      await front.close();
+      await one.stop();
+    }
+  });
+
   it('uses per-feature model overrides', () => {
     const cfg = llmConfigFromEnv({
       WDS_LLM_BASE_URL: 'http://127.0.0.1:1/v1',
