@@ -7,7 +7,7 @@ import { NetworkPolicy, OutboundHttp, ProxyPool } from '@wds/outbound';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import { DocumentBuilder } from './document/build-document';
 import { HtmlTransformer } from './document/html-transformer';
-import { TransformLibHtmlTransformer } from './document/transform-lib.html-transformer';
+import { PooledHtmlTransformer } from './document/pooled.html-transformer';
 import { BrowserEngine, NatsBrowserEngine } from './engine/browser-engine';
 import { EngineSelector } from './engine/engine-selection';
 import { FetchEngine } from './engine/fetch-engine';
@@ -44,6 +44,8 @@ export const LLM_PORT = Symbol('LLM_PORT');
 const HOUR = 3600 * 1000;
 /** A too-large zero-data-retention document waits this long at most for the gateway to read it. */
 const TRANSIENT_DOCUMENT_MS = 5 * 60 * 1000;
+/** Heap of a transform worker thread: a 20 MB page (WDS_SCRAPE_MAX_BYTES) needs a few hundred MB. */
+const TRANSFORM_WORKER_HEAP_MB = 1024;
 
 /** Closes the pooled outbound connections when the app stops. */
 @Injectable()
@@ -89,7 +91,16 @@ class OutboundLifecycle implements OnApplicationShutdown {
           waterfallDelayMs: c.WDS_ENGINE_WATERFALL_MS,
         }),
     },
-    { provide: HtmlTransformer, useClass: TransformLibHtmlTransformer },
+    {
+      provide: HtmlTransformer,
+      inject: [APP_CONFIG],
+      useFactory: (c: ScrapeEnv) =>
+        new PooledHtmlTransformer({
+          threads: c.WDS_SCRAPE_TRANSFORM_THREADS,
+          inlineMaxChars: c.WDS_SCRAPE_TRANSFORM_INLINE_KB * 1024,
+          maxHeapMb: TRANSFORM_WORKER_HEAP_MB,
+        }),
+    },
     { provide: PdfTextExtractor, useFactory: () => new PdfParseExtractor() },
     {
       provide: DocumentBuilder,

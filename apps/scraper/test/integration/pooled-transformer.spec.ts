@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ServiceError } from '@wds/contracts';
+import { PooledHtmlTransformer } from '../../src/scrape/document/pooled.html-transformer';
+import { TransformLibHtmlTransformer } from '../../src/scrape/document/transform-lib.html-transformer';
+import type { HtmlTransformOptions } from '../../src/scrape/document/html-transformer';
+
+// Worker threads run libs/transform's build (dist/worker.js), which `npm test` makes first.
+const opts = (over: Partial<HtmlTransformOptions> = {}): HtmlTransformOptions => ({
+  url: 'https://www.example.com/a/page.html',
+  formats: new Set(['markdown', 'html', 'links', 'images']),
+  onlyMainContent: true,
+  removeBase64Images: true,
+  ...over,
+});
+
+const HELD_OUT = path.join(__dirname, '../../../../libs/transform/test/held-out');
+/** Hand-written pages of several kinds (docs, forum, product, listing...) from libs/transform's tests. */
+const realPages = (): string[] =>
+  fs
+    .readdirSync(HELD_OUT)
+    .filter((f) => f.endsWith('.html'))
+    .map((f) => fs.readFileSync(path.join(HELD_OUT, f), 'utf8'));
+
+/** An article page of about `kb` KiB. */
+function bigPage(kb: number): string {
+  const section = (i: number) =>
+    `<h2 id="s${i}">Section ${i}</h2><p>Paragraph ${i} with <a href="/p/${i}">a link</a>, <em>emphasis</em> &amp; an entity &ldquo;quoted&rdquo;.</p>` +
+    `<ul><li>item ${i}.1</li><li>item ${i}.2</li></ul><table><tr><th>k</th><th>v</th></tr><tr><td>${i}</td><td>x</td></tr></table>\n`;
+  const parts: string[] = [];
+  let size = 0;
+  for (let i = 0; size < kb * 1024; i++) {
+    const s = section(i);
+    parts.push(s);
+    size += s.length;
+  }
+  return `<html><head><title>Big</title></head><body><nav><a href="/">Home</a></nav><main><article><h1>Big page</h1>${parts.join('')}</article></main><footer>f</footer></body></html>`;
+}
+
+describe('PooledHtmlTransformer (worker threads for large pages)', () => {
+  const inline = new TransformLibHtmlTransformer();
+  let pooled: PooledHtmlTransformer;
+
+  beforeAll(() => {
+    pooled = new PooledHtmlTransformer({ threads: 1, inlineMaxChars: 64 * 1024, maxHeapMb: 512 });
+  });
+
+  afterAll(async () => {
+    await pooled.onModuleDestroy();
+  });
+
+  it('gives the same documents from a worker thread as on the event loop', async () => {
+    // Every page through the worker (no inline size), then the pool's own threshold.
+    const all = new PooledHtmlTransformer({ threads: 1, inlineMaxChars: 0, maxHeapMb: 512 });
+    try {
+      const pages = [...realPages(), bigPage(300)];
+      expect(pages.length).toBeGreaterThan(5);
+      for (const html of pages) {
+        for (const o of [opts(), opts({ onlyMainContent: false, excludeTags: ['table'] })]) {
+          expect(await all.transform(html, o)).toEqual(await inline.transform(html, o));
+        }
+      }
+      expect(all.offloaded).toBe(pages.length * 2);
+    } finally {
+      await all.onModuleDestroy();
+    }
+    const small = realPages()[0];
+    expect(small.length).toBeLessThan(64 * 1024);
+    await pooled.transform(small, opts());
+    expect(pooled.offloaded).toBe(0);
+    await pooled.transform(bigPage(2048), opts());
+    expect(pooled.offloaded).toBe(1);
+  });
+
+  it('keeps the event loop free while a large page is transformed', async () => {
+    const html = bigPage(4096);
+    let ticked = false;
+    setTimeout(() => (ticked = true), 0);
+    const result = await pooled.transform(html, opts());
+    // A transform on the event loop would have finished before the timer could run.
+    expect(ticked).toBe(true);
+    expect(result.markdown).toContain('# Big page');
+  });
+
+  it('answers an invalid selector of a large page with BAD_REQUEST', async () => {
+    const err = await pooled
+      .transform(bigPage(100), opts({ includeTags: ['a[[['] }))
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceError);
+    expect(err).toMatchObject({ code: 'BAD_REQUEST' });
+    expect((err as Error).message).toMatch(/Invalid includeTags\/excludeTags/);
+  });
+
+  it('transforms every page on the event loop with no threads', async () => {
+    const none = new PooledHtmlTransformer({ threads: 0, inlineMaxChars: 0, maxHeapMb: 512 });
+    const html = bigPage(300);
+    expect(await none.transform(html, opts())).toEqual(await inline.transform(html, opts()));
+    expect(none.offloaded).toBe(0);
+    await none.onModuleDestroy();
+  });
+});
