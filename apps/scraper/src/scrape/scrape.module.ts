@@ -44,8 +44,11 @@ export const LLM_PORT = Symbol('LLM_PORT');
 const HOUR = 3600 * 1000;
 /** A too-large zero-data-retention document waits this long at most for the gateway to read it. */
 const TRANSIENT_DOCUMENT_MS = 5 * 60 * 1000;
-/** Heap of a transform worker thread: a 20 MB page (WDS_SCRAPE_MAX_BYTES) needs a few hundred MB. */
-const TRANSFORM_WORKER_HEAP_MB = 1024;
+/**
+ * Heap of a transform worker thread: a 22 MB page (over WDS_SCRAPE_MAX_BYTES) with every format fits
+ * in 192 MB (~0.8 s); a page that needs more fails alone instead of taking the replica's memory.
+ */
+const TRANSFORM_WORKER_HEAP_MB = 512;
 
 /** Closes the pooled outbound connections when the app stops. */
 @Injectable()
