@@ -13,6 +13,7 @@ const os = require('node:os');
 const { monitorEventLoopDelay, performance } = require('node:perf_hooks');
 const { generateCorpus } = require('./corpus');
 const { PooledHtmlTransformer } = require('../../apps/scraper/dist/scrape/document/pooled.html-transformer');
+const { PageWorkers } = require('../../apps/scraper/dist/scrape/document/page-workers');
 
 const SECONDS = Number(process.env.BENCH_OFFLOAD_SECONDS ?? 6);
 const GAP_MS = Number(process.env.BENCH_OFFLOAD_GAP_MS ?? 20);
@@ -34,7 +35,9 @@ function pct(sorted, p) {
 }
 
 async function run(label, threads) {
-  const t = new PooledHtmlTransformer({ threads, inlineMaxChars: INLINE_MAX_CHARS, maxHeapMb: 1024 });
+  const workers =
+    threads > 0 ? new PageWorkers({ threads, inlineMaxChars: INLINE_MAX_CHARS, maxHeapMb: 512 }) : undefined;
+  const t = new PooledHtmlTransformer(workers);
   // Warm-up: JIT on the event loop and in the worker thread(s).
   for (let i = 0; i < 3; i++)
     await Promise.all([t.transform(large.html, opts(large)), t.transform(small.html, opts(small))]);
@@ -77,7 +80,7 @@ async function run(label, threads) {
   delay.disable();
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  await t.onModuleDestroy();
+  await workers?.onModuleDestroy();
   latencies.sort((a, b) => a - b);
   return {
     label,

@@ -4,4 +4,3 @@ export { InvalidSelectorError, selectorProblem } from './filter/selectors';
 export { BASE64_PLACEHOLDER } from './markdown/render';
 export { aggregate, markdownToPlain, matchCounts, precision, recall } from './eval/score';
 export type { Counts, Scores } from './eval/score';
-export { transformWorkerFile, type TransformTask, type TransformTaskReply } from './worker';

@@ -38,12 +38,13 @@ export const scrapeEnvShape = {
   /** Largest page body accepted (decompressed bytes). */
   WDS_SCRAPE_MAX_BYTES: envInt({ min: 1024 }).default(20 * 1024 * 1024),
   /**
-   * Worker threads that transform large pages (HTML to markdown and the other formats) off the
-   * event loop (~17 MB each, idle); 0 = every page on the event loop. Large pages are the exception,
-   * and replicas scale out: one is enough unless a replica has cores to spare for them.
+   * Worker threads for large pages (the HTML transform to markdown and the other formats, the
+   * `attributes` parse) off the event loop (~17 MB each, idle); 0 = every page on the event loop.
+   * Large pages are the exception, and replicas scale out: one is enough unless a replica has cores
+   * to spare for them.
    */
   WDS_SCRAPE_TRANSFORM_THREADS: envInt({ min: 0, max: 64 }).default(1),
-  /** Pages up to this size (KiB of HTML) are transformed on the event loop, larger ones in a worker thread. */
+  /** Pages up to this size (KiB of HTML) are worked on the event loop, larger ones in a worker thread. */
   WDS_SCRAPE_TRANSFORM_INLINE_KB: envInt({ min: 0 }).default(256),
   /** How long scrape jobs and their documents are kept for GET /v2/scrape/{id}. */
   WDS_SCRAPE_RETENTION_HOURS: envInt({ min: 1 }).default(24),

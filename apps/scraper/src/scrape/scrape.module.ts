@@ -7,6 +7,7 @@ import { NetworkPolicy, OutboundHttp, ProxyPool } from '@wds/outbound';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import { DocumentBuilder } from './document/build-document';
 import { HtmlTransformer } from './document/html-transformer';
+import { PageWorkers } from './document/page-workers';
 import { PooledHtmlTransformer } from './document/pooled.html-transformer';
 import { BrowserEngine, NatsBrowserEngine } from './engine/browser-engine';
 import { EngineSelector } from './engine/engine-selection';
@@ -45,10 +46,10 @@ const HOUR = 3600 * 1000;
 /** A too-large zero-data-retention document waits this long at most for the gateway to read it. */
 const TRANSIENT_DOCUMENT_MS = 5 * 60 * 1000;
 /**
- * Heap of a transform worker thread: a 22 MB page (over WDS_SCRAPE_MAX_BYTES) with every format fits
- * in 192 MB (~0.8 s); a page that needs more fails alone instead of taking the replica's memory.
+ * Heap of a page worker thread: a 22 MB page (over WDS_SCRAPE_MAX_BYTES) transformed to every format
+ * fits in 192 MB (~0.8 s); a page that needs more fails alone instead of taking the replica's memory.
  */
-const TRANSFORM_WORKER_HEAP_MB = 512;
+const PAGE_WORKER_HEAP_MB = 512;
 
 /** Closes the pooled outbound connections when the app stops. */
 @Injectable()
@@ -94,15 +95,23 @@ class OutboundLifecycle implements OnApplicationShutdown {
           waterfallDelayMs: c.WDS_ENGINE_WATERFALL_MS,
         }),
     },
+    // Worker threads for large pages (null with WDS_SCRAPE_TRANSFORM_THREADS=0: all on the event loop).
     {
-      provide: HtmlTransformer,
+      provide: PageWorkers,
       inject: [APP_CONFIG],
       useFactory: (c: ScrapeEnv) =>
-        new PooledHtmlTransformer({
-          threads: c.WDS_SCRAPE_TRANSFORM_THREADS,
-          inlineMaxChars: c.WDS_SCRAPE_TRANSFORM_INLINE_KB * 1024,
-          maxHeapMb: TRANSFORM_WORKER_HEAP_MB,
-        }),
+        c.WDS_SCRAPE_TRANSFORM_THREADS > 0
+          ? new PageWorkers({
+              threads: c.WDS_SCRAPE_TRANSFORM_THREADS,
+              inlineMaxChars: c.WDS_SCRAPE_TRANSFORM_INLINE_KB * 1024,
+              maxHeapMb: PAGE_WORKER_HEAP_MB,
+            })
+          : null,
+    },
+    {
+      provide: HtmlTransformer,
+      inject: [PageWorkers],
+      useFactory: (workers: PageWorkers | null) => new PooledHtmlTransformer(workers ?? undefined),
     },
     { provide: PdfTextExtractor, useFactory: () => new PdfParseExtractor() },
     {
@@ -145,7 +154,7 @@ class OutboundLifecycle implements OnApplicationShutdown {
     { provide: SnapshotStore, inject: [Database], useFactory: (db: Database) => new PgSnapshotStore(db) },
     {
       provide: PageFormats,
-      inject: [APP_CONFIG, SnapshotStore, OutboundHttp, Messaging, LLM_PORT, LOGGER],
+      inject: [APP_CONFIG, SnapshotStore, OutboundHttp, Messaging, LLM_PORT, LOGGER, PageWorkers],
       useFactory: (
         c: ScrapeEnv,
         snapshots: SnapshotStore,
@@ -153,6 +162,7 @@ class OutboundLifecycle implements OnApplicationShutdown {
         messaging: Messaging,
         llm: LlmPort,
         logger: Logger,
+        workers: PageWorkers | null,
       ) =>
         new PageFormats(
           new TrackChangesUseCase(snapshots, llm.enabled ? new JsonChanges(llm) : undefined),
@@ -171,6 +181,7 @@ class OutboundLifecycle implements OnApplicationShutdown {
             reportTokens(messaging, event),
           ),
           c.WDS_BRANDING_LLM && llm.enabled ? new BrandingRoles(llm) : undefined,
+          workers ?? undefined,
         ),
     },
     {

@@ -1,11 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ServiceError } from '@wds/contracts';
+import { PageWorkers } from '../../src/scrape/document/page-workers';
 import { PooledHtmlTransformer } from '../../src/scrape/document/pooled.html-transformer';
+import { extractAttributes } from '../../src/scrape/formats/attributes';
 import { TransformLibHtmlTransformer } from '../../src/scrape/document/transform-lib.html-transformer';
 import type { HtmlTransformOptions } from '../../src/scrape/document/html-transformer';
 
-// Worker threads run libs/transform's build (dist/worker.js), which `npm test` makes first.
+// Worker threads run the scraper's build (dist/scrape/document/page-worker.js), which `npm test` makes first.
 const opts = (over: Partial<HtmlTransformOptions> = {}): HtmlTransformOptions => ({
   url: 'https://www.example.com/a/page.html',
   formats: new Set(['markdown', 'html', 'links', 'images']),
@@ -37,22 +39,25 @@ function bigPage(kb: number): string {
   return `<html><head><title>Big</title></head><body><nav><a href="/">Home</a></nav><main><article><h1>Big page</h1>${parts.join('')}</article></main><footer>f</footer></body></html>`;
 }
 
-describe('PooledHtmlTransformer (worker threads for large pages)', () => {
+describe('page workers: the transform and the attributes format of large pages in worker threads', () => {
   const inline = new TransformLibHtmlTransformer();
+  let workers: PageWorkers;
   let pooled: PooledHtmlTransformer;
 
   beforeAll(() => {
-    pooled = new PooledHtmlTransformer({ threads: 1, inlineMaxChars: 64 * 1024, maxHeapMb: 512 });
+    workers = new PageWorkers({ threads: 1, inlineMaxChars: 64 * 1024, maxHeapMb: 512 });
+    pooled = new PooledHtmlTransformer(workers);
   });
 
   afterAll(async () => {
-    await pooled.onModuleDestroy();
+    await workers.onModuleDestroy();
   });
 
   it('gives the same documents from a worker thread as on the event loop', async () => {
     // Every page through the worker (no inline size), then the pool's own threshold.
-    const all = new PooledHtmlTransformer({ threads: 1, inlineMaxChars: 0, maxHeapMb: 512 });
+    const everyPage = new PageWorkers({ threads: 1, inlineMaxChars: 0, maxHeapMb: 512 });
     try {
+      const all = new PooledHtmlTransformer(everyPage);
       const pages = [...realPages(), bigPage(300)];
       expect(pages.length).toBeGreaterThan(5);
       for (const html of pages) {
@@ -60,16 +65,17 @@ describe('PooledHtmlTransformer (worker threads for large pages)', () => {
           expect(await all.transform(html, o)).toEqual(await inline.transform(html, o));
         }
       }
-      expect(all.offloaded).toBe(pages.length * 2);
+      expect(everyPage.ran).toBe(pages.length * 2);
     } finally {
-      await all.onModuleDestroy();
+      await everyPage.onModuleDestroy();
     }
     const small = realPages()[0];
     expect(small.length).toBeLessThan(64 * 1024);
+    const ran = workers.ran;
     await pooled.transform(small, opts());
-    expect(pooled.offloaded).toBe(0);
+    expect(workers.ran).toBe(ran);
     await pooled.transform(bigPage(2048), opts());
-    expect(pooled.offloaded).toBe(1);
+    expect(workers.ran).toBe(ran + 1);
   });
 
   it('keeps the event loop free while a large page is transformed', async () => {
@@ -91,11 +97,36 @@ describe('PooledHtmlTransformer (worker threads for large pages)', () => {
     expect((err as Error).message).toMatch(/Invalid includeTags\/excludeTags/);
   });
 
-  it('transforms every page on the event loop with no threads', async () => {
-    const none = new PooledHtmlTransformer({ threads: 0, inlineMaxChars: 0, maxHeapMb: 512 });
+  it('transforms every page on the event loop without workers', async () => {
+    const none = new PooledHtmlTransformer(undefined);
     const html = bigPage(300);
     expect(await none.transform(html, opts())).toEqual(await inline.transform(html, opts()));
-    expect(none.offloaded).toBe(0);
-    await none.onModuleDestroy();
+  });
+
+  it("parses a large page for the attributes format in a thread, with the event loop's answers", async () => {
+    const html = bigPage(1024);
+    const format = {
+      type: 'attributes' as const,
+      selectors: [
+        { selector: 'h2', attribute: 'id' },
+        { selector: 'main a[href^="/p/1"]', attribute: 'href' },
+      ],
+    };
+    const reply = await workers.run({ kind: 'attributes', html, format });
+    expect(reply).toEqual({ ok: true, attributes: extractAttributes(html, format) });
+    const bad = await workers.run({
+      kind: 'attributes',
+      html,
+      format: { type: 'attributes', selectors: [{ selector: 'a[[[', attribute: 'href' }] },
+    });
+    expect(bad).toMatchObject({ ok: false, badRequest: expect.stringMatching(/Invalid CSS selector/) });
+    // A task past its signal stops (its thread is replaced) and the pool goes on.
+    const aborted = await workers
+      .run({ kind: 'transform', html: bigPage(8192), opts: opts() }, AbortSignal.timeout(5))
+      .catch((e: unknown) => e);
+    expect(aborted).toBeInstanceOf(Error);
+    expect(await pooled.transform(bigPage(300), opts())).toEqual(
+      await inline.transform(bigPage(300), opts()),
+    );
   });
 });

@@ -4,11 +4,13 @@ import {
   hasPerRequestFormat,
   ServiceError,
   type Document,
+  type FormatObject,
   type ScrapeRunRequest,
 } from '@wds/contracts';
 import { decodeBody } from '@wds/outbound';
 import { transformHtml } from '@wds/transform';
 import type { OutputFormat } from '../document/html-transformer';
+import type { PageWorkers } from '../document/page-workers';
 import type { FetchedPage } from '../engine/fetch-engine';
 import type { RenderedPage } from '../engine/browser-engine';
 import { extractAttributes } from './attributes';
@@ -68,6 +70,8 @@ export class PageFormats {
     private readonly llm?: LlmFormats,
     /** The optional LLM naming of branding colour roles (WDS_BRANDING_LLM with a provider). */
     private readonly brandingRoles?: BrandingRoles,
+    /** Threads for the `attributes` parse of a large page (else on the event loop). */
+    private readonly workers?: PageWorkers,
   ) {}
 
   /** Whether an LLM provider serves the LLM formats. */
@@ -119,7 +123,7 @@ export class PageFormats {
     const attributes = findFormat(o.formats, 'attributes');
     if (attributes) {
       const html = isHtml(page) ? decodeBody(page.body, page.contentType).text : '';
-      out.fields.attributes = extractAttributes(html, attributes);
+      out.fields.attributes = await this.attributesOf(html, attributes, input.deadline);
     }
     if (findFormat(o.formats, 'branding') && rendered?.branding) {
       out.fields.branding = rendered.branding;
@@ -128,6 +132,34 @@ export class PageFormats {
       }
     }
     return out;
+  }
+
+  /** The `attributes` format; a large page is parsed in a worker thread, stopped at the deadline. */
+  private async attributesOf(
+    html: string,
+    format: Extract<FormatObject, { type: 'attributes' }>,
+    deadline: number,
+  ): Promise<NonNullable<Document['attributes']>> {
+    if (!this.workers?.wants(html)) return extractAttributes(html, format);
+    const signal = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+    const reply = await this.workers
+      .run({ kind: 'attributes', html, format }, signal)
+      .catch((err: unknown) => {
+        if (signal.aborted)
+          throw new ServiceError('SCRAPE_TIMEOUT', 'The attributes format did not finish in time.');
+        throw err;
+      });
+    if (!reply.ok) {
+      throw new ServiceError(
+        'BAD_REQUEST',
+        'badRequest' in reply ? reply.badRequest : reply.invalidSelector,
+        {
+          field: 'formats',
+        },
+      );
+    }
+    if (!('attributes' in reply)) throw new Error('page worker answered another task');
+    return reply.attributes;
   }
 
   private async nameBrandingRoles(
