@@ -162,6 +162,19 @@ export class PageFormats {
     return reply.attributes;
   }
 
+  /**
+   * What an HTML page says, for the branding personality: its title and description, then the
+   * opening of its main content as markdown (cut at PERSONALITY_TEXT_CHARS by the pass).
+   */
+  private async pageWords(page: FetchedPage): Promise<string | undefined> {
+    if (!isHtml(page)) return undefined;
+    const html = decodeBody(page.body, page.contentType).text;
+    const { metadata, markdown } = await pageText(html, page.url ?? 'http://localhost/', this.workers);
+    const head = [metadata.title, metadata.description].filter((s) => typeof s === 'string' && s.trim());
+    const words = [...head, (markdown ?? '').slice(0, PERSONALITY_TEXT_CHARS)].join('\n').trim();
+    return words || undefined;
+  }
+
   private async nameBrandingRoles(
     input: PageFieldsInput,
     branding: NonNullable<RenderedPage['branding']>,
@@ -173,7 +186,7 @@ export class PageFormats {
         branding,
         palette,
         url: input.cmd.options.url,
-        pageText: pageWords(input.page),
+        pageText: await this.pageWords(input.page),
         teamId: input.cmd.teamId,
         signal: AbortSignal.timeout(Math.max(1, input.deadline - Date.now())),
       });
@@ -297,19 +310,15 @@ function isHtml(page: FetchedPage): boolean {
   return type === '' || type === 'text/html' || type === 'application/xhtml+xml' || type.endsWith('xml');
 }
 
-/**
- * What an HTML page says, for the branding personality: its title and description, then the
- * opening of its main content as markdown (cut at PERSONALITY_TEXT_CHARS by the pass).
- */
-function pageWords(page: FetchedPage): string | undefined {
-  if (!isHtml(page)) return undefined;
-  const html = decodeBody(page.body, page.contentType).text;
-  const { metadata, markdown } = transformHtml(html, {
-    url: page.url ?? 'http://localhost/',
-    formats: new Set(['markdown']),
-    onlyMainContent: true,
-  });
-  const head = [metadata.title, metadata.description].filter((s) => typeof s === 'string' && s.trim());
-  const words = [...head, (markdown ?? '').slice(0, PERSONALITY_TEXT_CHARS)].join('\n').trim();
-  return words || undefined;
+/** The page's title, description and main content as markdown (in a worker thread when the page is large). */
+async function pageText(
+  html: string,
+  url: string,
+  workers: PageWorkers | undefined,
+): Promise<{ metadata: { title?: unknown; description?: unknown }; markdown?: string }> {
+  const opts = { url, formats: new Set(['markdown'] as const), onlyMainContent: true };
+  if (!workers?.wants(html)) return transformHtml(html, opts);
+  const reply = await workers.run({ kind: 'transform', html, opts });
+  if (!reply.ok || !('transform' in reply)) return { metadata: {} };
+  return reply.transform;
 }
