@@ -124,6 +124,28 @@ describe('sitemaps and robots', () => {
     });
   });
 
+  it('reads a large sitemap in pieces, the event loop getting turns, and stops when told', async () => {
+    const entries = Array.from({ length: 40_000 }, (_, i) => `<url><loc>https://e.com/p/${i}</loc></url>`);
+    const xml = `<urlset>${entries.join('\n')}</urlset>`;
+    expect(xml.length).toBeGreaterThan(1_000_000);
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const all = await parseSitemap(xml);
+    counting = false;
+    expect(all?.locs).toHaveLength(40_000);
+    expect(all?.locs[39_999]).toBe('https://e.com/p/39999');
+    // In one piece the parse would have held the event loop from start to end.
+    expect(turns).toBeGreaterThan(20);
+    let seen = 0;
+    const some = await parseSitemap(xml, () => ++seen <= 100);
+    expect(some?.locs).toEqual(all?.locs.slice(0, 100));
+  });
+
   it('applies robots.txt for the crawler agent and lists declared sitemaps', () => {
     const robots = parseRobots(
       'https://e.com/robots.txt',
