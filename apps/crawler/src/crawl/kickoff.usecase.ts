@@ -2,7 +2,7 @@ import type { CrawlKickoff } from '@wds/contracts';
 import type { JobEvents, JobStore, PageCandidate, PageDispatcher } from '@wds/jobs';
 import { recheckTag, type ChangeRecheckUseCase } from './change-recheck';
 import { buildContext, robotsFetchAgentOf } from './crawl-context';
-import { parseRobots, ALLOW_ALL } from './robots';
+import { parseRobots, robotsPart, ALLOW_ALL } from './robots';
 import { discoverSitemapUrls } from './sitemaps';
 import { CRAWLER_USER_AGENT, type SiteFetcher } from './site-fetcher';
 
@@ -41,7 +41,7 @@ export class KickoffCrawlUseCase {
     if (!request.ignoreRobotsTxt) {
       const robotsUrl = new URL('/robots.txt', start.origin).href;
       const res = await this.fetcher.getText(robotsUrl, { userAgent: robotsFetchAgentOf(request) });
-      robotsTxt = res && res.status >= 200 && res.status < 300 ? res.text : '';
+      robotsTxt = res && res.status >= 200 && res.status < 300 ? robotsPart(res.text) : '';
       robots = parseRobots(robotsUrl, robotsTxt, robotsAgent);
     }
 

@@ -1,6 +1,6 @@
 import { CrawlScope, normalizeUrl, urlKey, type ScopeOptions } from './scope';
 import { parseSitemap } from './sitemaps';
-import { parseRobots } from './robots';
+import { parseRobots, robotsPart, ROBOTS_MAX_CHARS } from './robots';
 
 const base: ScopeOptions = {
   regexOnFullURL: false,
@@ -144,6 +144,20 @@ describe('sitemaps and robots', () => {
     let seen = 0;
     const some = await parseSitemap(xml, () => ++seen <= 100);
     expect(some?.locs).toEqual(all?.locs.slice(0, 100));
+  });
+
+  it('reads the first 500 KiB of a robots.txt, to a line break (RFC 9309)', () => {
+    const head = 'User-agent: *\nDisallow: /early\n';
+    const filler = Array.from({ length: 40_000 }, (_, i) => `Allow: /filler/${i}`).join('\n');
+    const text = `${head}${filler}\nDisallow: /late\n`;
+    expect(text.length).toBeGreaterThan(ROBOTS_MAX_CHARS);
+    const part = robotsPart(text);
+    expect(part.length).toBeLessThanOrEqual(ROBOTS_MAX_CHARS);
+    expect(part.endsWith('\n')).toBe(true);
+    const robots = parseRobots('https://e.com/robots.txt', part, 'WDSBot');
+    expect(robots.isAllowed('https://e.com/early/x')).toBe(false);
+    expect(robots.isAllowed('https://e.com/late/x')).toBe(true);
+    expect(robotsPart(head)).toBe(head);
   });
 
   it('applies robots.txt for the crawler agent and lists declared sitemaps', () => {

@@ -48,7 +48,9 @@ export class OutboundSiteFetcher extends SiteFetcher {
       });
       let body = res.body;
       // .xml.gz sitemaps are served as application/gzip bodies, not Content-Encoding.
-      if (body.length > 2 && body[0] === 0x1f && body[1] === 0x8b) body = await gunzipAsync(body);
+      // No more than MAX_BYTES once inflated either (a gzip bomb fails instead of filling the memory).
+      if (body.length > 2 && body[0] === 0x1f && body[1] === 0x8b)
+        body = await gunzipAsync(body, { maxOutputLength: MAX_BYTES });
       return { status: res.status, url: res.url, text: decodeBody(body, res.contentType).text };
     } catch {
       return undefined;

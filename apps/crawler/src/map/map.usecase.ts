@@ -11,7 +11,7 @@ import {
 import type { Messaging } from '@wds/messaging';
 import { getDomain } from 'tldts';
 import { normalizeUrl, urlKey } from '../crawl/scope';
-import { parseRobots } from '../crawl/robots';
+import { parseRobots, robotsPart } from '../crawl/robots';
 import { discoverSitemapUrls } from '../crawl/sitemaps';
 import { ROBOTS_PRODUCT_TOKEN, type SiteFetcher } from '../crawl/site-fetcher';
 
@@ -56,7 +56,7 @@ export class MapSiteUseCase {
       const robots = await this.fetcher.getText(robotsUrl);
       const declared =
         robots && robots.status < 300
-          ? parseRobots(robotsUrl, robots.text, ROBOTS_PRODUCT_TOKEN).sitemaps()
+          ? parseRobots(robotsUrl, robotsPart(robots.text), ROBOTS_PRODUCT_TOKEN).sitemaps()
           : [];
       const urls = await withDeadline(
         discoverSitemapUrls(this.fetcher, start, declared, Math.max(r.limit * 4, 1000)),
