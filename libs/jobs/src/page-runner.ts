@@ -38,6 +38,13 @@ const WORK_TOUCH_MS = 2000;
 export const PAGE_RETRY_DELAYS_MS: readonly number[] = [500, 1000, 1000, 2000];
 
 /** What a service adds to the generic page pipeline. */
+/** What a job makes of a scraped page: the document to store, and the pages it leads to. */
+export interface AfterScrape {
+  document: Document;
+  discovered?: PageCandidate[];
+  blocked?: string[];
+}
+
 export interface PageJobHooks {
   /**
    * The public scrape request for one page of the job. It may differ between pages of a job only in
@@ -52,7 +59,7 @@ export interface PageJobHooks {
     task: PageTask,
     document: Document,
     reply: PageCost,
-  ): { document: Document; discovered?: PageCandidate[]; blocked?: string[] };
+  ): AfterScrape | Promise<AfterScrape>;
   /** The activity endpoint the job's credits and tokens are booked under (default: the runner's). */
   endpoint?(job: JobRow): ActivityEndpoint | undefined;
   /** Credits a scraped page costs (default: what the scraper charged). */
@@ -249,7 +256,7 @@ export class PageRunner {
     };
     const owed = this.opts.hooks.charge?.(job, cost) ?? reply.creditsUsed;
     const charged = await this.settle(hold, holdKey, owed, job);
-    const after = this.opts.hooks.afterScrape(job, task, document, { ...cost, creditsUsed: charged });
+    const after = await this.opts.hooks.afterScrape(job, task, document, { ...cost, creditsUsed: charged });
     await this.finish(job, task, urlKey, { ok: true, document: after.document, credits: charged }, after);
   }
 
