@@ -1,7 +1,32 @@
 import Ajv, { type ValidateFunction } from 'ajv';
+import type { RegExpEngine } from 'ajv/dist/types';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { RE2JS } from 're2js';
 import { LlmError } from './errors';
+
+/**
+ * The schema's `pattern` and `patternProperties` run with RE2's algorithm (re2js: time linear in the
+ * input), not JavaScript's backtracking engine: the schema is the caller's and the string it tests
+ * is the model's, which the page steers, so `"pattern": "^(a+)+$"` against `aaaa…a!` would hold the
+ * service's event loop (every team's work on the replica) for minutes. RE2 has no backreferences or
+ * lookaround: a schema with them is refused as invalid (400).
+ */
+const linearRegExp: RegExpEngine = Object.assign(
+  (pattern: string, flags: string) => {
+    let re: RE2JS;
+    try {
+      re = RE2JS.compile(pattern);
+    } catch (err) {
+      throw new Error(
+        `pattern ${JSON.stringify(pattern)} is not supported (RE2 syntax: no backreferences or lookaround): ${(err as Error).message}`,
+      );
+    }
+    // Ajv caches compiled patterns by their string form: it must name the pattern.
+    return { test: (s: string) => re.test(s), toString: () => `/${pattern}/${flags}` };
+  },
+  { code: 're2js' },
+);
 
 /**
  * Validates model output against the caller's JSON Schema. Callers send draft-07 (most tools,
@@ -21,8 +46,10 @@ export function compileSchema(schema: Record<string, unknown>): ValidateFunction
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
   const ajv =
     dialect.includes('2020-12') || dialect.includes('2019-09')
-      ? (draft2020 ??= addFormats(new Ajv2020({ strict: false, allErrors: true })))
-      : (draft7 ??= addFormats(new Ajv({ strict: false, allErrors: true })));
+      ? (draft2020 ??= addFormats(
+          new Ajv2020({ strict: false, allErrors: true, code: { regExp: linearRegExp } }),
+        ))
+      : (draft7 ??= addFormats(new Ajv({ strict: false, allErrors: true, code: { regExp: linearRegExp } })));
   const { $schema: _ignored, ...rest } = schema;
   let fn: ValidateFunction;
   try {
