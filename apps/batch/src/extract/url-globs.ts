@@ -1,3 +1,5 @@
+import { RE2JS } from 're2js';
+
 /**
  * URL globs of an extract request (`https://site/*`, `https://site/blog/*.html`): `*` stands for any
  * run of characters. A glob is expanded with the site's map (sitemap and links), keeping the URLs
@@ -43,11 +45,16 @@ export function globBase(glob: string): string {
     : base;
 }
 
-/** Whether `url` matches the glob (scheme, host and path; a trailing `/` is optional). */
+/**
+ * Whether `url` matches the glob (scheme, host and path; a trailing `/` is optional). Matched with
+ * RE2's algorithm (re2js, time linear in the URL): with JavaScript's backtracking engine a glob of
+ * many stars (`/*a*a*a…b`) against a URL of the same letters took 30 s at 30 stars, doubling with
+ * each one more, and held the batch service's event loop (every team's jobs) meanwhile.
+ */
 export function globMatcher(glob: string, includeSubdomains: boolean): (url: string) => boolean {
   const { host: globHost, rest: globRest, scheme } = splitUrl(glob);
-  const hostRe = new RegExp(`^${toRegex(globHost.toLowerCase(), '[^/]*')}$`);
-  const restRe = new RegExp(`^${toRegex(globRest, '.*')}/?$`);
+  const hostRe = RE2JS.compile(`^${toRegex(globHost.toLowerCase(), '[^/]*')}$`);
+  const restRe = RE2JS.compile(`^${toRegex(globRest, '.*')}/?$`);
   return (url: string) => {
     const u = splitUrl(url);
     if (u.scheme !== scheme && !(scheme === 'http' && u.scheme === 'https')) return false;

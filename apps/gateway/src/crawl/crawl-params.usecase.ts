@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import { CRAWL_RPC, CrawlRequest, MapLink, MapRequest } from '@wds/contracts';
+import { CRAWL_RPC, CrawlRequest, MapLink, MapRequest, userRegexProblem } from '@wds/contracts';
 import { LlmError, type LlmPort, type LlmUsage } from '@wds/llm';
 import type { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
@@ -139,12 +139,10 @@ export function checkGenerated(
     if (key === 'includePaths' || key === 'excludePaths') {
       const kept: string[] = [];
       for (const p of value as string[]) {
-        try {
-          new RegExp(p);
-          kept.push(p);
-        } catch {
+        // The crawl matches them with RE2 (linear time), so that is the syntax they must have.
+        if (typeof p === 'string' && userRegexProblem(p) === null) kept.push(p);
+        else
           warnings.push(`Dropped the generated ${key} entry '${p}': it is not a valid regular expression.`);
-        }
       }
       if (kept.length > 0) options[key] = kept;
       continue;
