@@ -99,6 +99,18 @@ describe('gateway contract boundary', () => {
     expect(ok.status).toBe(200);
   });
 
+  it('refuses a JSON schema over 64 KiB on scrape, extract and agent (compiling it would hold the service)', async () => {
+    const properties = Object.fromEntries(
+      Array.from({ length: 3000 }, (_, i) => [`field_${i}`, { type: 'string' }]),
+    );
+    const schema = { type: 'object', properties };
+    expect(JSON.stringify(schema).length).toBeGreaterThan(64 * 1024);
+    const tooLarge = /a JSON schema is at most 64 KiB/;
+    await expectRefused({ url: 'https://example.com', formats: [{ type: 'json', schema }] }, 400, tooLarge);
+    await expectRefused({ urls: ['https://example.com'], schema }, 400, tooLarge, '/v2/extract');
+    await expectRefused({ prompt: 'find the price', schema }, 400, tooLarge, '/v2/agent');
+  });
+
   it('bounds delay so a crawl can finish within the watchdog limits', async () => {
     await expectRefused({ url: 'https://example.com', delay: 1801 }, 400, /delay/, '/v2/crawl');
   });
@@ -174,7 +186,8 @@ describe('gateway contract boundary', () => {
             instanceId: `fake-${kind}`,
             version: '0.0.0',
             healthUrl: 'http://x',
-            problems: () => (kind === 'webhooks' && wedged ? ['delivery: 3 attempts past their deadline'] : []),
+            problems: () =>
+              kind === 'webhooks' && wedged ? ['delivery: 3 attempts past their deadline'] : [],
           }),
         );
       }

@@ -30,7 +30,18 @@ export const Viewport = z.strictObject({
 });
 
 /** A JSON Schema object supplied by the caller (not validated beyond being an object). */
-export const JsonSchemaObject = z.record(z.string(), z.unknown()).describe('A JSON Schema');
+/**
+ * Longest JSON schema accepted (serialised): compiling one holds the service's event loop (~0.1 s for
+ * 40 KB, 2.9 s for 900 KB, which a request body could carry), and real schemas are a few KB.
+ */
+export const JSON_SCHEMA_MAX_CHARS = 64 * 1024;
+
+export const JsonSchemaObject = z
+  .record(z.string(), z.unknown())
+  .refine((schema) => JSON.stringify(schema).length <= JSON_SCHEMA_MAX_CHARS, {
+    message: `a JSON schema is at most ${JSON_SCHEMA_MAX_CHARS / 1024} KiB (serialised)`,
+  })
+  .describe('A JSON Schema (at most 64 KiB serialised)');
 
 export const PlainFormat = z.strictObject({
   type: z.enum(['markdown', 'summary', 'html', 'rawHtml', 'links', 'images', 'branding', 'audio', 'video']),
