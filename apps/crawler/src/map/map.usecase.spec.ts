@@ -2,7 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { MapRequest, type MapRunReply } from '@wds/contracts';
 import type { Messaging } from '@wds/messaging';
 import { SiteFetcher, type FetchedText } from '../crawl/site-fetcher';
-import { MapSiteUseCase } from './map.usecase';
+import { MAX_SEARCH_TERMS, MapSiteUseCase, rankBySearch } from './map.usecase';
 
 /** A site with no robots.txt and no sitemap: only the start page's links count. */
 class EmptySite extends SiteFetcher {
@@ -51,5 +51,25 @@ describe('MapSiteUseCase', () => {
     });
     expect(scraper.asked).toEqual([url]);
     expect(linksOf(reply)).toEqual([new URL(url).href, 'http://127.0.0.1:9/about']);
+  });
+});
+
+describe('rankBySearch', () => {
+  it('ranks by the distinct search terms a link mentions, the first MAX_SEARCH_TERMS of them', () => {
+    const links = [
+      'https://e.com/a',
+      'https://e.com/pricing',
+      'https://e.com/pricing/docs',
+      'https://e.com/zz',
+    ].map((url) => ({ url }));
+    expect(rankBySearch(links, 'docs pricing pricing').map((l) => l.url)).toEqual([
+      'https://e.com/pricing/docs',
+      'https://e.com/pricing',
+      'https://e.com/a',
+      'https://e.com/zz',
+    ]);
+    // Terms past the first MAX_SEARCH_TERMS distinct ones do not count.
+    const filler = Array.from({ length: MAX_SEARCH_TERMS }, (_, i) => `w${i}`).join(' ');
+    expect(rankBySearch(links, `${filler} zz`).map((l) => l.url)).toEqual(links.map((l) => l.url));
   });
 });

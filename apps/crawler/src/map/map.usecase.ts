@@ -98,12 +98,22 @@ export class MapSiteUseCase {
   }
 }
 
-/** Links mentioning more of the search terms first; ties keep discovery order. */
+/**
+ * Distinct search terms a map ranks by: each is looked for in every link (a 1,000-character search
+ * of 333 words took 320 ms over 100,000 links, on the event loop every crawl of the replica shares).
+ */
+export const MAX_SEARCH_TERMS = 32;
+
+/** Links mentioning more of the (first 32 distinct) search terms first; ties keep discovery order. */
 export function rankBySearch(links: MapLink[], search: string): MapLink[] {
-  const terms = search
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((t) => t.length > 0);
+  const terms = [
+    ...new Set(
+      search
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((t) => t.length > 0),
+    ),
+  ].slice(0, MAX_SEARCH_TERMS);
   const score = (url: string) => {
     const u = url.toLowerCase();
     return terms.reduce((n, t) => n + (u.includes(t) ? 1 : 0), 0);
