@@ -157,14 +157,18 @@ def make_handler(upstream_port, gate):
                 except OSError as err:
                     self.fail(502, f"model server unreachable: {err}")
                     return
-                # Wait for the answer; a client that leaves meanwhile aborts the request upstream.
+                # Wait for the answer; a client that leaves meanwhile aborts the request upstream. A
+                # client that sends more meanwhile (a pipelined request) is not gone: stop watching it.
+                watched = [conn.sock, self.connection]
                 while True:
-                    readable, _, _ = select.select([conn.sock, self.connection], [], [], POLL_SECONDS)
+                    readable, _, _ = select.select(watched, [], [], POLL_SECONDS)
                     if conn.sock in readable:
                         break
-                    if self.connection in readable and client_gone(self.connection):
-                        self.close_connection = True
-                        return
+                    if self.connection in readable:
+                        if client_gone(self.connection):
+                            self.close_connection = True
+                            return
+                        watched = [conn.sock]
                 try:
                     res = conn.getresponse()
                 except (OSError, http.client.HTTPException) as err:

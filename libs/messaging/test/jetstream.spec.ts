@@ -109,7 +109,12 @@ describe('Messaging on JetStream (real NATS)', () => {
       { n: 7, delivery: 1 },
       { n: 7, delivery: 2 },
     ]);
-    const info = await m.jsm.consumers.info(WORK.name, 'retry');
+    // The ack is sent without waiting for the server's confirmation (consumer.ts), and the server
+    // applies it apart from the API request that reads the consumer: wait for it to be counted.
+    const info = await waitFor(async () => {
+      const i = await m.jsm.consumers.info(WORK.name, 'retry');
+      return i.num_ack_pending === 0 ? i : undefined;
+    });
     expect(info.num_ack_pending).toBe(0);
     expect(info.num_pending).toBe(0);
     expect(await deadLetters(subject)).toEqual([]);
