@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DOCS_SEARCH_RPC, type DocsAskRequest } from '@wds/contracts';
+import { DOCS_SEARCH_RPC, ServiceError, type DocsAskRequest } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
 import { createLogger } from '@wds/observability';
 import { call, serveBilling, startGateway, startStack, type TestGateway, type TestStack } from './harness';
@@ -19,6 +19,7 @@ describe('gateway: docs search', () => {
   let replica: Messaging | undefined;
   const asked: DocsAskRequest[] = [];
   let delayMs = 0;
+  let unavailable = false;
 
   const startReplica = async () => {
     replica = await Messaging.connect({
@@ -29,6 +30,7 @@ describe('gateway: docs search', () => {
     replica.serve(DOCS_SEARCH_RPC.ask, async (req) => {
       asked.push(req);
       if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+      if (unavailable) throw new ServiceError('SERVICE_UNAVAILABLE', 'the passage index is not reachable');
       return {
         requestId: req.requestId,
         answer: 'Retries follow the schedule [1].',
@@ -121,6 +123,23 @@ describe('gateway: docs search', () => {
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await ask(b.apiKey, { question: 'mine?' })).status).toBe(200);
+  });
+
+  it("names a replica's own 503 as its answer, not as no replica reachable", async () => {
+    const { apiKey } = await newKey();
+    unavailable = true;
+    try {
+      const res = await ask(apiKey, { question: 'Is the index up?' });
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({
+        success: false,
+        error: 'support_agent_unavailable',
+        code: 'SERVICE_UNAVAILABLE',
+        details: { reason: 'the docs-search service answered: the passage index is not reachable' },
+      });
+    } finally {
+      unavailable = false;
+    }
   });
 
   it('answers 504 support_agent_timeout when the replica does not answer in time', async () => {

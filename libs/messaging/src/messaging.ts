@@ -35,6 +35,13 @@ const RETRY_AFTER_HEADER = 'Wds-Retry-After';
 /** Retry-After of a request no process answered (it reaches HTTP clients as a 503). */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
+/**
+ * A request no process answered (no responder, a timeout, a responder that fell silent, a closed
+ * connection), as opposed to a SERVICE_UNAVAILABLE a responder sent back: callers that name the
+ * cause to their users tell the two apart with `instanceof`.
+ */
+export class NoAnswerError extends ServiceError {}
+
 export interface ConnectOptions {
   servers: string;
   name: string;
@@ -191,7 +198,7 @@ export class Messaging {
       } catch {
         // No responders, timeout, a responder that fell silent or a closed connection: to the caller
         // all mean "try again shortly" (a killed process is back within seconds).
-        throw new ServiceError(
+        throw new NoAnswerError(
           ErrorCode.SERVICE_UNAVAILABLE,
           `service for ${def.subject} is unavailable`,
           undefined,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DOCS_SEARCH_RPC, ErrorCode, ServiceError, type DocsSearchResponse } from '@wds/contracts';
-import { Messaging } from '@wds/messaging';
+import { Messaging, NoAnswerError } from '@wds/messaging';
 import { APP_CONFIG } from '@wds/service-kit';
 import type { GatewayConfig } from '../config';
 import { DocsSearchRateLimiter } from './docs-search-rate-limiter';
@@ -48,6 +48,12 @@ export class SearchDocs {
       return { success: true, ...result };
     } catch (err) {
       if (!(err instanceof ServiceError) || err.code !== ErrorCode.SERVICE_UNAVAILABLE) throw err;
+      // A replica that answered "unavailable" (its database is down, say) is named as such.
+      if (!(err instanceof NoAnswerError)) {
+        throw new ServiceError(ErrorCode.SERVICE_UNAVAILABLE, 'support_agent_unavailable', {
+          reason: `the docs-search service answered: ${err.message}`,
+        });
+      }
       if (Date.now() - t0 >= timeoutMs * TIMEOUT_SHARE) {
         throw new ServiceError(ErrorCode.UPSTREAM_TIMEOUT, 'support_agent_timeout', {
           reason: `no docs-search answer within ${Math.round(timeoutMs / 1000)} s`,
