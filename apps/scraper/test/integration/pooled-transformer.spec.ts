@@ -103,6 +103,25 @@ describe('page workers: the transform and the attributes format of large pages i
     expect(await none.transform(html, opts())).toEqual(await inline.transform(html, opts()));
   });
 
+  it("gives the thread to the teams in turn: one team's queue of large pages does not hold back another's", async () => {
+    const html = bigPage(1024);
+    const run = async (tenants: { a?: string; b?: string }) => {
+      const finished: string[] = [];
+      const task = (name: string, tenant: string | undefined) =>
+        workers
+          .run({ kind: 'transform', html, opts: opts() }, undefined, tenant)
+          .then(() => finished.push(name));
+      const all = [0, 1, 2, 3].map((i) => task(`A${i}`, tenants.a));
+      all.push(task('B0', tenants.b));
+      await Promise.all(all);
+      return finished.indexOf('B0');
+    };
+    // A0 holds the thread, A1-A3 then B0 wait: team A's turn, then team B's.
+    expect(await run({ a: 'team-a', b: 'team-b' })).toBe(2);
+    // One queue without teams: B0 after all of A's.
+    expect(await run({})).toBe(4);
+  });
+
   it("parses a large page for the attributes format in a thread, with the event loop's answers", async () => {
     const html = bigPage(1024);
     const format = {

@@ -14,6 +14,8 @@ export interface ContentOptions {
   removeBase64Images: boolean;
   /** `parsers` includes pdf: PDFs become markdown; otherwise the file is returned base64. */
   parsePdf: boolean;
+  /** The team the page is for: a large page's turn in the worker threads is its team's. */
+  teamId?: string;
 }
 
 export interface FetchedContent {
@@ -74,6 +76,7 @@ export class DocumentBuilder {
         includeTags: o.includeTags,
         excludeTags: o.excludeTags,
         removeBase64Images: o.removeBase64Images,
+        teamId: o.teamId,
       });
       const { metadata, ...rest } = out;
       return {

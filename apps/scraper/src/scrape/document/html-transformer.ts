@@ -9,6 +9,8 @@ export interface HtmlTransformOptions {
   includeTags?: string[];
   excludeTags?: string[];
   removeBase64Images: boolean;
+  /** The team the page is for (worker threads take teams in turn); not a transform option. */
+  teamId?: string;
 }
 
 export type HtmlTransformResult = Pick<Document, 'markdown' | 'html' | 'rawHtml' | 'links' | 'images'> & {

@@ -1,4 +1,5 @@
 import type { OnModuleDestroy } from '@nestjs/common';
+import { Semaphore } from '@wds/llm';
 import { Piscina } from 'piscina';
 import { pageWorkerFile, type PageTask, type PageTaskReply } from './page-worker';
 
@@ -15,10 +16,13 @@ export interface PageWorkerSettings {
  * Worker threads for CPU-bound work on large pages (the HTML transform, the `attributes` format's
  * parse). Such work is synchronous: on the event loop a 20 MB page would hold every other scrape of
  * the replica, whoever asked for them, for up to a second. A task aborted by its signal (the
- * scrape's deadline) stops its thread (piscina starts another).
+ * scrape's deadline) stops its thread (piscina starts another). The threads go to the teams with
+ * waiting tasks in turn (the same per-tenant queue as the LLM port's slots), so one team's stream
+ * of large pages delays another team's by one page per thread, not by its whole queue.
  */
 export class PageWorkers implements OnModuleDestroy {
   private readonly pool: Piscina;
+  private readonly turns: Semaphore;
   /** Tasks run in a thread so far (for tests and metrics). */
   ran = 0;
 
@@ -30,6 +34,7 @@ export class PageWorkers implements OnModuleDestroy {
       idleTimeout: Infinity,
       resourceLimits: { maxOldGenerationSizeMb: settings.maxHeapMb },
     });
+    this.turns = new Semaphore(settings.threads);
   }
 
   /** Whether a page of this HTML is worth a thread (larger than `inlineMaxChars`). */
@@ -37,9 +42,15 @@ export class PageWorkers implements OnModuleDestroy {
     return html.length > this.settings.inlineMaxChars;
   }
 
-  async run(task: PageTask, signal?: AbortSignal): Promise<PageTaskReply> {
+  /** Runs `task` in a thread when its team's turn comes (`tenant`: the team id; none: one queue). */
+  async run(task: PageTask, signal?: AbortSignal, tenant = ''): Promise<PageTaskReply> {
     this.ran++;
-    return (await this.pool.run(task, signal ? { signal } : {})) as PageTaskReply;
+    const release = await this.turns.acquire(signal, tenant);
+    try {
+      return (await this.pool.run(task, signal ? { signal } : {})) as PageTaskReply;
+    } finally {
+      release();
+    }
   }
 
   async onModuleDestroy(): Promise<void> {

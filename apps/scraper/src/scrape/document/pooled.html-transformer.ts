@@ -21,7 +21,12 @@ export class PooledHtmlTransformer extends HtmlTransformer {
   async transform(rawHtml: string, opts: HtmlTransformOptions): Promise<HtmlTransformResult> {
     if (this.workers === undefined || !this.workers.wants(rawHtml))
       return this.inline.transform(rawHtml, opts);
-    const reply = await this.workers.run({ kind: 'transform', html: rawHtml, opts: { ...opts } });
+    const { teamId, ...transformOpts } = opts;
+    const reply = await this.workers.run(
+      { kind: 'transform', html: rawHtml, opts: transformOpts },
+      undefined,
+      teamId,
+    );
     if (!reply.ok) {
       const message = 'invalidSelector' in reply ? reply.invalidSelector : reply.badRequest;
       throw new ServiceError('BAD_REQUEST', `Invalid includeTags/excludeTags: ${message}`);

@@ -123,7 +123,7 @@ export class PageFormats {
     const attributes = findFormat(o.formats, 'attributes');
     if (attributes) {
       const html = isHtml(page) ? decodeBody(page.body, page.contentType).text : '';
-      out.fields.attributes = await this.attributesOf(html, attributes, input.deadline);
+      out.fields.attributes = await this.attributesOf(html, attributes, input.deadline, input.cmd.teamId);
     }
     if (findFormat(o.formats, 'branding') && rendered?.branding) {
       out.fields.branding = rendered.branding;
@@ -139,11 +139,12 @@ export class PageFormats {
     html: string,
     format: Extract<FormatObject, { type: 'attributes' }>,
     deadline: number,
+    teamId: string,
   ): Promise<NonNullable<Document['attributes']>> {
     if (!this.workers?.wants(html)) return extractAttributes(html, format);
     const signal = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
     const reply = await this.workers
-      .run({ kind: 'attributes', html, format }, signal)
+      .run({ kind: 'attributes', html, format }, signal, teamId)
       .catch((err: unknown) => {
         if (signal.aborted)
           throw new ServiceError('SCRAPE_TIMEOUT', 'The attributes format did not finish in time.');

@@ -287,6 +287,7 @@ export class RunScrapeUseCase {
         excludeTags: o.excludeTags,
         removeBase64Images: o.removeBase64Images,
         parsePdf: o.parsers.length > 0,
+        teamId: cmd.teamId,
       }),
       deadline - this.now(),
     );
