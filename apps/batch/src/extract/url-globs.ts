@@ -1,4 +1,4 @@
-import { RE2JS } from 're2js';
+import { compileUserRegex } from '@wds/contracts';
 
 /**
  * URL globs of an extract request (`https://site/*`, `https://site/blog/*.html`): `*` stands for any
@@ -47,14 +47,14 @@ export function globBase(glob: string): string {
 
 /**
  * Whether `url` matches the glob (scheme, host and path; a trailing `/` is optional). Matched with
- * RE2's algorithm (re2js, time linear in the URL): with JavaScript's backtracking engine a glob of
+ * RE2's algorithm (`compileUserRegex`, as crawl paths are: time linear in the URL): with JavaScript's backtracking engine a glob of
  * many stars (`/*a*a*a…b`) against a URL of the same letters took 30 s at 30 stars, doubling with
  * each one more, and held the batch service's event loop (every team's jobs) meanwhile.
  */
 export function globMatcher(glob: string, includeSubdomains: boolean): (url: string) => boolean {
   const { host: globHost, rest: globRest, scheme } = splitUrl(glob);
-  const hostRe = RE2JS.compile(`^${toRegex(globHost.toLowerCase(), '[^/]*')}$`);
-  const restRe = RE2JS.compile(`^${toRegex(globRest, '.*')}/?$`);
+  const hostRe = compileUserRegex(`^${toRegex(globHost.toLowerCase(), '[^/]*')}$`);
+  const restRe = compileUserRegex(`^${toRegex(globRest, '.*')}/?$`);
   return (url: string) => {
     const u = splitUrl(url);
     if (u.scheme !== scheme && !(scheme === 'http' && u.scheme === 'https')) return false;

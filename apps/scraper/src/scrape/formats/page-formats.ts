@@ -8,9 +8,9 @@ import {
   type ScrapeRunRequest,
 } from '@wds/contracts';
 import { decodeBody } from '@wds/outbound';
-import { transformHtml } from '@wds/transform';
 import type { OutputFormat } from '../document/html-transformer';
 import type { PageWorkers } from '../document/page-workers';
+import { PooledHtmlTransformer } from '../document/pooled.html-transformer';
 import type { FetchedPage } from '../engine/fetch-engine';
 import type { RenderedPage } from '../engine/browser-engine';
 import { extractAttributes } from './attributes';
@@ -72,7 +72,12 @@ export class PageFormats {
     private readonly brandingRoles?: BrandingRoles,
     /** Threads for the `attributes` parse of a large page (else on the event loop). */
     private readonly workers?: PageWorkers,
-  ) {}
+  ) {
+    this.transformer = new PooledHtmlTransformer(workers);
+  }
+
+  /** The branding personality's page text: the same transform as the scrape's. */
+  private readonly transformer: PooledHtmlTransformer;
 
   /** Whether an LLM provider serves the LLM formats. */
   get llmEnabled(): boolean {
@@ -167,10 +172,17 @@ export class PageFormats {
    * What an HTML page says, for the branding personality: its title and description, then the
    * opening of its main content as markdown (cut at PERSONALITY_TEXT_CHARS by the pass).
    */
-  private async pageWords(page: FetchedPage): Promise<string | undefined> {
+  private async pageWords(page: FetchedPage, teamId: string): Promise<string | undefined> {
     if (!isHtml(page)) return undefined;
     const html = decodeBody(page.body, page.contentType).text;
-    const { metadata, markdown } = await pageText(html, page.url ?? 'http://localhost/', this.workers);
+    // The scrape's own transform (a large page in a worker thread, in its team's turn).
+    const { metadata, markdown } = await this.transformer.transform(html, {
+      url: page.url ?? 'http://localhost/',
+      formats: new Set(['markdown']),
+      onlyMainContent: true,
+      removeBase64Images: true,
+      teamId,
+    });
     const head = [metadata.title, metadata.description].filter((s) => typeof s === 'string' && s.trim());
     const words = [...head, (markdown ?? '').slice(0, PERSONALITY_TEXT_CHARS)].join('\n').trim();
     return words || undefined;
@@ -187,7 +199,7 @@ export class PageFormats {
         branding,
         palette,
         url: input.cmd.options.url,
-        pageText: await this.pageWords(input.page),
+        pageText: await this.pageWords(input.page, input.cmd.teamId),
         teamId: input.cmd.teamId,
         signal: AbortSignal.timeout(Math.max(1, input.deadline - Date.now())),
       });
@@ -309,17 +321,4 @@ export class PageFormats {
 function isHtml(page: FetchedPage): boolean {
   const type = (page.contentType ?? '').split(';')[0].trim().toLowerCase();
   return type === '' || type === 'text/html' || type === 'application/xhtml+xml' || type.endsWith('xml');
-}
-
-/** The page's title, description and main content as markdown (in a worker thread when the page is large). */
-async function pageText(
-  html: string,
-  url: string,
-  workers: PageWorkers | undefined,
-): Promise<{ metadata: { title?: unknown; description?: unknown }; markdown?: string }> {
-  const opts = { url, formats: new Set(['markdown'] as const), onlyMainContent: true };
-  if (!workers?.wants(html)) return transformHtml(html, opts);
-  const reply = await workers.run({ kind: 'transform', html, opts });
-  if (!reply.ok || !('transform' in reply)) return { metadata: {} };
-  return reply.transform;
 }
