@@ -1,4 +1,4 @@
-import { El, F, rawAttr } from './dom/node';
+import { El, elementMark, F, rawAttr, releaseElements } from './dom/node';
 import { parseHtml, ParsedDocument } from './dom/parse';
 import { filterMainContent } from './filter/main-content';
 import { parseSelectors, removeMatching, selectOutermost } from './filter/selectors';
@@ -66,7 +66,17 @@ function collectImages(doc: ParsedDocument, resolver: UrlResolver, ogImage: unkn
  * metadata. Pure and synchronous: no network, no clock.
  */
 export function transformHtml(rawHtml: string, opts: TransformOptions): TransformResult {
-  const doc = parseHtml(rawHtml);
+  // The tree's elements go back to this thread's pool (dom/node.ts) once the result is made: nothing
+  // in the result refers to them.
+  const mark = elementMark();
+  try {
+    return transformDocument(parseHtml(rawHtml), rawHtml, opts);
+  } finally {
+    releaseElements(mark);
+  }
+}
+
+function transformDocument(doc: ParsedDocument, rawHtml: string, opts: TransformOptions): TransformResult {
   const resolver = new UrlResolver(opts.url, doc.base === null ? undefined : rawAttr(doc.base, 'href'));
   const metadata = extractMetadata(doc, resolver);
   const result: TransformResult = { metadata };

@@ -27,9 +27,10 @@ export const NO_CHILDREN: Child[] = Object.freeze([]) as unknown as Child[];
  * A minimal element: text children are raw (still entity-encoded) source slices so that serialising
  * the cleaned HTML is a plain copy and decoding is paid only for what markdown actually renders.
  *
- * A plain object made by {@link newEl} (an object literal, not a class instance): V8 tracks where
- * literals are allocated and, seeing a page's elements survive, allocates them straight in the old
- * generation, so young-generation collections during a large page stop copying its tree.
+ * Elements come from a per-thread pool ({@link newEl}, {@link releaseElements}): a large page's tree
+ * lives through several young-generation collections, and V8 does not pretenure these objects (its
+ * allocation-site feedback stays "undecided" for them), so each scavenge used to copy the whole tree
+ * again. Pooled elements live in the old generation and are reused field by field by the next page.
  */
 export interface El {
   readonly tag: string;
@@ -49,13 +50,25 @@ export interface El {
   removedLen: number;
 }
 
-export function newEl(
+type PooledEl = { -readonly [K in keyof El]: El[K] };
+
+/**
+ * Elements kept for reuse in this thread (each thread, a worker too, has its own module state). At
+ * most {@link POOL_MAX} (~3.4 MB; a 2 MB article has ~21,000 elements): a larger page's further
+ * elements are ordinary allocations.
+ */
+const pool: PooledEl[] = [];
+/** Pooled elements in use: `pool[0, inUse)` belong to trees that are still alive. */
+let inUse = 0;
+const POOL_MAX = 32_768;
+
+function literal(
   tag: string,
   attrs: string[] | null,
   parent: El | null,
   idx: number,
   traits: number,
-): El {
+): PooledEl {
   return {
     tag,
     attrs,
@@ -68,6 +81,55 @@ export function newEl(
     linkLen: 0,
     removedLen: 0,
   };
+}
+
+export function newEl(
+  tag: string,
+  attrs: string[] | null,
+  parent: El | null,
+  idx: number,
+  traits: number,
+): El {
+  if (inUse < pool.length) {
+    const el = pool[inUse++];
+    el.tag = tag;
+    el.attrs = attrs;
+    el.parent = parent;
+    el.idx = idx;
+    el.traits = traits;
+    el.children = NO_CHILDREN;
+    el.flags = 0;
+    el.textLen = 0;
+    el.linkLen = 0;
+    el.removedLen = 0;
+    return el;
+  }
+  const el = literal(tag, attrs, parent, idx, traits);
+  if (pool.length < POOL_MAX) {
+    pool.push(el);
+    inUse++;
+  }
+  return el;
+}
+
+/** A mark to pass to {@link releaseElements} once every tree parsed after it is done with. */
+export function elementMark(): number {
+  return inUse;
+}
+
+/**
+ * Returns the pooled elements taken since `mark` for reuse, dropping what they refer to (the page's
+ * attribute values and text stay collectable). Trees parsed since `mark` must not be used afterwards.
+ */
+export function releaseElements(mark: number): void {
+  for (let i = mark; i < inUse; i++) {
+    const el = pool[i];
+    el.tag = '';
+    el.attrs = null;
+    el.parent = null;
+    el.children = NO_CHILDREN;
+  }
+  inUse = mark;
 }
 
 /** Raw (entity-encoded) attribute value, or undefined. */
