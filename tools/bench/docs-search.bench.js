@@ -134,7 +134,10 @@ async function main() {
     const table = [];
     for (const [name, r] of [
       ['full text only (baseline)', text],
-      ['hybrid, no user-docs prior', new Retriever(store, embedder, { internalPrior: 1 })],
+      [
+        'hybrid, no user-docs prior',
+        new Retriever(store, embedder, { internalPrior: 1, measurementLogPrior: 1 }),
+      ],
       ['hybrid, no per-source cap', new Retriever(store, embedder, { perSource: 0 })],
       ['hybrid, no sentence vectors', new Retriever(store, embedder, { sentenceWeight: 0 })],
       ['hybrid (full text + vectors)', hybrid],
