@@ -20,6 +20,7 @@ import collections
 import http.client
 import http.server
 import json
+import os
 import select
 import signal
 import socket
@@ -42,6 +43,8 @@ NOT_FORWARDED = {
     TENANT_HEADER.lower(),
 }
 POLL_SECONDS = 0.2
+# How often the server checks that the process that started it (`--parent-pid`) is still there.
+PARENT_POLL_SECONDS = 0.5
 
 
 class Ticket:
@@ -97,6 +100,11 @@ class FairGate:
                 else:
                     del self.queues[tenant]
             self.cond.notify_all()
+
+    def wait_idle(self, seconds):
+        """True once no request holds or waits for a slot, False if some still do after `seconds`."""
+        with self.cond:
+            return self.cond.wait_for(lambda: self.busy == 0 and not self.turns, seconds)
 
 
 def client_gone(sock):
@@ -220,6 +228,32 @@ def free_port():
         return s.getsockname()[1]
 
 
+def watch_parent(parent_pid, stop):
+    """Sets `stop` once this process's parent is not `parent_pid` any more: the process that started
+    the server died without stopping it (SIGKILL, a crash) and this one was handed to init."""
+    while not stop.is_set():
+        if os.getppid() != parent_pid:
+            print(f"parent process {parent_pid} is gone: stopping", file=sys.stderr, flush=True)
+            stop.set()
+            return
+        stop.wait(PARENT_POLL_SECONDS)
+
+
+def wind_down(front, gate, drain_seconds):
+    """Stops taking connections, lets the requests running or queued finish for up to
+    `drain_seconds`, then ends the process at once, requests in flight or not. llama.cpp's server is
+    not destroyed first: its destructor waits for the requests still running (a non-streamed answer
+    can take minutes) and holds the GIL meanwhile, so no timeout in Python could cut it short; the
+    model is read-only and nothing else needs saving."""
+    front.shutdown()
+    front.server_close()
+    if drain_seconds > 0 and not gate.wait_idle(drain_seconds):
+        print(f"stopping with requests still running after {drain_seconds:g} s", file=sys.stderr, flush=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", required=True, help="path of the GGUF file")
@@ -230,6 +264,18 @@ def main() -> int:
     ap.add_argument("--parallel", type=int, default=1, help="concurrent request slots")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--api-key", default="")
+    ap.add_argument(
+        "--parent-pid",
+        type=int,
+        default=0,
+        help="stop when this process (the one starting the server) is gone; 0 = do not watch",
+    )
+    ap.add_argument(
+        "--drain-seconds",
+        type=float,
+        default=0,
+        help="on SIGTERM, how long running and queued requests may take to finish before the exit",
+    )
     args = ap.parse_args()
 
     import xllamacpp as xlc
@@ -251,7 +297,7 @@ def main() -> int:
     if args.api_key:
         params.api_keys = [args.api_key]
 
-    server = xlc.Server(params)
+    server = xlc.Server(params)  # noqa: F841 (serves until the process ends)
     gate = FairGate(max(1, args.parallel))
     front = http.server.ThreadingHTTPServer((args.host, args.port), make_handler(upstream_port, gate))
     front.daemon_threads = True
@@ -261,9 +307,10 @@ def main() -> int:
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
+    if args.parent_pid > 0:
+        threading.Thread(target=watch_parent, args=(args.parent_pid, stop), daemon=True).start()
     stop.wait()
-    front.shutdown()
-    del server
+    wind_down(front, gate, args.drain_seconds)
     return 0
 
 

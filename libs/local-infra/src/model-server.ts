@@ -96,6 +96,11 @@ export interface ModelServerOptions extends ModelRuntimeOptions {
   logFile?: string;
   /** How long to wait for the model to load (default 120 s). */
   startTimeoutMs?: number;
+  /**
+   * On stop, how long requests already running or queued may take to finish before the server ends
+   * anyway (default 0: it ends at once and their clients see the connection close).
+   */
+  drainSeconds?: number;
 }
 
 export interface RunningModelServer extends RunningServer {
@@ -144,7 +149,13 @@ export async function startModelServer(opts: ModelServerOptions): Promise<Runnin
     String(parallel),
     '--threads',
     String(opts.threads ?? defaultModelThreads()),
+    // The server ends itself when this process dies without stopping it (a SIGKILL, a crash):
+    // a forgotten llama.cpp server holds a gigabyte and every core it was given.
+    '--parent-pid',
+    String(process.pid),
   ];
+  const drainSeconds = Math.max(0, opts.drainSeconds ?? 0);
+  if (drainSeconds > 0) args.push('--drain-seconds', String(drainSeconds));
   if (opts.apiKey) args.push('--api-key', opts.apiKey);
   const out = fs.openSync(logFile, 'a');
   const child = spawn(runtime.python, args, { stdio: ['ignore', out, out] });
@@ -182,7 +193,7 @@ export async function startModelServer(opts: ModelServerOptions): Promise<Runnin
     contextTokens,
     parallel,
     logFile,
-    stop: () => stopChild(child),
+    stop: () => stopChild(child, 'SIGTERM', drainSeconds * 1000 + 10_000),
   };
 }
 
