@@ -19,14 +19,6 @@ const SERVICES = [
   'docs-search',
   'webhooks',
 ];
-// Umbrella keys besides the services: add a dependency's key here (e.g. an optional LLM server).
-const UMBRELLA_EXTRA_KEYS = {
-  // The optional llama.cpp server (charts/wds/templates); its own keys are not typed here yet.
-  llmServer: { type: 'object', properties: { enabled: { type: 'boolean' } } },
-  // The bundled NATS and PostgreSQL (global.bundled): their own charts' schemas check these.
-  nats: { type: 'object' },
-  postgresql: { type: 'object' },
-};
 
 const str = { type: 'string' };
 const bool = { type: 'boolean' };
@@ -89,6 +81,42 @@ const envMap = {
   type: 'object',
   propertyNames: { pattern: envName },
   additionalProperties: { type: ['string', 'number', 'boolean'] },
+};
+
+// The optional llama.cpp server (charts/wds/templates/llm-server.yaml), every key typed.
+const llmServerSchema = obj({
+  enabled: bool,
+  model: {
+    type: 'string',
+    minLength: 1,
+    description:
+      'A model of the libs/local-infra catalogue (qwen2.5-coder-1.5b, qwen2.5-coder-0.5b, smollm2-135m).',
+  },
+  image: { type: 'string', minLength: 1 },
+  replicas: int(0),
+  contextTokens: int(512, 131072),
+  parallel: int(1, 64),
+  threads: int(1, 256),
+  drainSeconds: {
+    ...int(0, 3600),
+    description: 'On a stop, how long running and queued requests may take; the grace period is this + 10 s.',
+  },
+  resources,
+  networkPolicy: obj({
+    enabled: bool,
+    ingressFrom: peers,
+    blockedIPv4: listOf(ipv4Cidr),
+    blockedIPv6: listOf(ipv6Cidr),
+  }),
+  persistence: obj({ enabled: bool, size: quantity, storageClassName: str }),
+});
+
+// Umbrella keys besides the services: add a dependency's key here.
+const UMBRELLA_EXTRA_KEYS = {
+  llmServer: llmServerSchema,
+  // The bundled NATS and PostgreSQL (global.bundled): their own charts' schemas check these.
+  nats: { type: 'object' },
+  postgresql: { type: 'object' },
 };
 
 const globalSchema = obj(

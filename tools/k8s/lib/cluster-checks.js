@@ -51,6 +51,36 @@ async function installAndVerify(t, kube, { label, namespace, chart, args }) {
   return true;
 }
 
+/** The optional in-cluster LLM server (templates/llm-server.yaml) under the services' PodSecurity level. */
+async function llmServerChecks(t, { kube, chart }) {
+  await t.check(
+    'llmServer.enabled=true: the LLM server Pod is admitted under PodSecurity restricted, with its drain and grace period',
+    async () => {
+      const ns = 'wds-llm';
+      kube.createRestrictedNamespace(ns);
+      const r = await kube.helmWithHooks(
+        ['install', 'wds', chart, '-n', ns, '--set', 'llmServer.enabled=true', '--timeout', '2m'],
+        ns,
+      );
+      assert(r.code === 0, `helm install failed:\n${r.stderr.slice(-1500)}`);
+      const settled = await kube.deploymentsSettled(ns);
+      assert(settled.ok, settled.problems.join('\n'));
+      assert(settled.count === SERVICES.length + 1, `${settled.count} Deployments`);
+      const pods = kube.json(['get', 'pods', '-n', ns, '-l', 'app.kubernetes.io/name=wds-llm']).items;
+      assert(pods.length === 1, `${pods.length} LLM server Pods`);
+      const spec = pods[0].spec;
+      assert(spec.terminationGracePeriodSeconds === 60, `grace period ${spec.terminationGracePeriodSeconds}`);
+      const env = Object.fromEntries(spec.containers[0].env.map((e) => [e.name, e.value]));
+      assert(env.DRAIN_SECONDS === '50', `DRAIN_SECONDS ${env.DRAIN_SECONDS}`);
+      assert(
+        spec.automountServiceAccountToken === false,
+        'the LLM server Pod mounts a service-account token',
+      );
+      kube.json(['get', 'networkpolicy', 'wds-llm', '-n', ns]);
+    },
+  );
+}
+
 async function clusterChecks(t, { kube, charts, root }) {
   const chart = path.join(charts, 'wds');
   const defaultsOk = await installAndVerify(t, kube, {
@@ -165,6 +195,8 @@ async function clusterChecks(t, { kube, charts, root }) {
       );
     }
   }
+
+  await llmServerChecks(t, { kube, chart });
 
   // The checks above must be able to fail: values the schema would refuse, forced past it.
   await t.check(
@@ -289,4 +321,4 @@ async function clusterChecks(t, { kube, charts, root }) {
   log('cluster checks done');
 }
 
-module.exports = { clusterChecks };
+module.exports = { clusterChecks, llmServerChecks };

@@ -90,6 +90,16 @@ const INVALID = [
     expect: /nats\.to is empty/,
   },
   {
+    why: 'a typo under llmServer',
+    args: ['--set', 'llmServer.enabled=true', '--set', 'llmServer.drainSecond=5'],
+    expect: /drainSecond/,
+  },
+  {
+    why: 'a negative drain time for the in-cluster LLM server',
+    args: ['--set', 'llmServer.enabled=true', '--set', 'llmServer.drainSeconds=-1'],
+    expect: /drainSeconds/,
+  },
+  {
     why: 'a KEDA lag threshold of zero',
     args: ['--set', 'scraper.keda.lagThreshold=0'],
     expect: /lagThreshold/,
@@ -162,6 +172,32 @@ async function staticChecks(t, { helm, charts, root }) {
       );
     });
   }
+
+  await t.check(
+    'umbrella with llmServer.enabled: lint, one more Deployment, drains for drainSeconds inside its grace period',
+    () => {
+      const args = ['--set', 'llmServer.enabled=true', '--set', 'llmServer.drainSeconds=40'];
+      must(helm(['lint', '--strict', path.join(charts, 'wds'), ...args]), 'helm lint wds (llmServer on)');
+      const out = must(
+        helm(['template', 'wds', path.join(charts, 'wds'), '-n', 'wds', ...args]),
+        'helm template wds (llmServer on)',
+      );
+      assert(kinds(out).Deployment === SERVICES.length + 1, `expected ${SERVICES.length + 1} Deployments`);
+      const llm = out
+        .split(/^---$/m)
+        .find((d) => /^kind: Deployment$/m.test(d) && /^  name: wds-llm$/m.test(d));
+      assert(llm, 'no wds-llm Deployment');
+      assert(/^      terminationGracePeriodSeconds: 50$/m.test(llm), 'grace period is not drainSeconds + 10');
+      assert(/--drain-seconds "\$DRAIN_SECONDS"/.test(llm), 'serve_model.py is not given --drain-seconds');
+      assert(/name: DRAIN_SECONDS, value: "40"/.test(llm), 'DRAIN_SECONDS is not llmServer.drainSeconds');
+      const policy = out
+        .split(/^---$/m)
+        .find((d) => /^kind: NetworkPolicy$/m.test(d) && /^  name: wds-llm$/m.test(d));
+      assert(policy, 'no NetworkPolicy for the LLM server');
+      assert(/app.kubernetes.io\/instance: wds$/m.test(policy), 'ingress not limited to the release');
+      assert(/- 10\.0\.0\.0\/8$/m.test(policy), 'egress not kept out of private ranges');
+    },
+  );
 
   await t.check('least privilege: each service gets only the secret variables it reads', () => {
     const secrets = ['DATABASE_URL', 'WDS_ADMIN_TOKEN', 'WDS_BOOTSTRAP_API_KEY', 'WDS_LLM_API_KEY'];
