@@ -38,11 +38,20 @@ if (process.stdin.isTTY && !process.env.WDS_STACK_INNER) {
  * runs in its own session and this wrapper forwards signals to it.
  */
 function runDetachedFromTerminal() {
-  const child = spawn(process.execPath, [__filename, ...process.argv.slice(2)], {
-    stdio: 'inherit',
-    detached: true,
-    env: { ...process.env, WDS_STACK_INNER: '1' },
-  });
+  // The supervisor gets SIGTERM (its orderly stop) if this wrapper is killed outright. Plain
+  // `setpriv` lookup: this runs before the build, so libs/local-infra may not exist yet.
+  const setpriv =
+    process.platform === 'linux' && fs.existsSync('/usr/bin/setpriv') ? '/usr/bin/setpriv' : undefined;
+  const inner = [__filename, ...process.argv.slice(2)];
+  const child = spawn(
+    setpriv ?? process.execPath,
+    setpriv ? ['--pdeathsig', 'TERM', '--', process.execPath, ...inner] : inner,
+    {
+      stdio: 'inherit',
+      detached: true,
+      env: { ...process.env, WDS_STACK_INNER: '1' },
+    },
+  );
   let first = 0;
   const forward = (signal) => {
     const now = Date.now();

@@ -222,4 +222,27 @@ describe('the stack started by `npm start`', () => {
     },
     READY_TIMEOUT_MS + 40_000,
   );
+
+  it(
+    'leaves no process behind when the supervisor itself is killed (SIGKILL), and starts again on its data',
+    async () => {
+      stack = await boot();
+      const pids = [...stack.pids];
+      expect(pids.length).toBeGreaterThanOrEqual(SERVICE_KINDS.length + 2);
+      await stack.kill();
+      // Each child gets its parent-death signal (setpriv --pdeathsig): services and NATS stop
+      // gracefully (SIGTERM), PostgreSQL with a fast shutdown (SIGINT).
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline && markedProcesses(mark).length > 0) {
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(markedProcesses(mark)).toEqual([]);
+      expect(pids.filter(isAlive)).toEqual([]);
+      // No PostgreSQL left on the data directory: the next start is not refused.
+      stack = await boot();
+      const { code } = await stack.stop('SIGTERM', 30_000);
+      expect(code).toBe(0);
+    },
+    2 * READY_TIMEOUT_MS + 70_000,
+  );
 });

@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { freePort, listensOn } from './processes';
 
 describe('listensOn', () => {
@@ -25,3 +28,57 @@ describe('listensOn', () => {
     }
   });
 });
+
+describe('withParentDeathSignal', () => {
+  it('ends NATS and PostgreSQL when the process that started them is killed without stopping them', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-pdeath-'));
+    const dist = path.join(__dirname, '..', 'dist', 'index.js');
+    const parent = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const li = require(${JSON.stringify(dist)});` +
+          `Promise.all([li.startNats({ dataDir: ${JSON.stringify(path.join(dir, 'nats'))} }),` +
+          ` li.startPostgres({ dataDir: ${JSON.stringify(path.join(dir, 'pg'))} })])` +
+          `.then(([n, p]) => { console.log('PIDS ' + n.pid + ' ' + p.pid); setInterval(() => {}, 1000); },` +
+          ` (e) => { console.error(e); process.exit(1); })`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let pids: number[] = [];
+    try {
+      pids = await new Promise<number[]>((resolve, reject) => {
+        let out = '';
+        parent.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /PIDS (\d+) (\d+)/.exec(out);
+          if (m) resolve([Number(m[1]), Number(m[2])]);
+        });
+        parent.once('exit', (code) => reject(new Error(`parent exited with ${code} before both were up`)));
+      });
+      expect(pids.every(alive)).toBe(true);
+      parent.kill('SIGKILL');
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline && pids.some(alive)) await new Promise((r) => setTimeout(r, 100));
+      expect(pids.filter(alive)).toEqual([]);
+    } finally {
+      parent.kill('SIGKILL');
+      for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    // A zombie (not yet reaped by init) is dead for this purpose.
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}

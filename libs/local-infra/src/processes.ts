@@ -177,6 +177,22 @@ async function waitForPort(
   throw new Error(`${what} did not listen on port ${port} within ${timeoutMs} ms`);
 }
 
+/**
+ * The command and arguments that run `command` so that Linux sends it `signal` when the process
+ * spawning it (this one, or rather the thread calling spawn: call it from the main thread) dies:
+ * util-linux's `setpriv --pdeathsig`, which then executes `command` in its place (same pid). A
+ * process started this way never outlives a parent killed with SIGKILL (a test runner, a bench,
+ * `npm start`). Where setpriv is missing (not Linux), the command is returned unchanged.
+ */
+export function withParentDeathSignal(
+  command: string,
+  args: string[],
+  signal: 'TERM' | 'INT' = 'TERM',
+): [string, string[]] {
+  const setpriv = process.platform === 'linux' ? findBinary('setpriv') : undefined;
+  return setpriv ? [setpriv, ['--pdeathsig', signal, '--', command, ...args]] : [command, args];
+}
+
 /** Sends `signal` to a child process and resolves once it exited (SIGKILL after `graceMs`). */
 export function stopChild(
   child: ChildProcess,
@@ -230,7 +246,8 @@ export async function startNats(opts: NatsOptions): Promise<RunningServer> {
     ].join('\n'),
   );
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(bin, ['-c', confFile], { stdio: ['ignore', out, out] });
+  const [command, args] = withParentDeathSignal(bin, ['-c', confFile]);
+  const child = spawn(command, args, { stdio: ['ignore', out, out] });
   fs.closeSync(out);
   try {
     await waitForPort(port, child, 'nats-server');
@@ -315,7 +332,8 @@ export async function startPostgres(opts: PostgresOptions): Promise<RunningServe
     execFileSync('chown', ['postgres:postgres', logFile]);
   }
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(
+  // When the process that started it dies without stopping it: SIGINT, PostgreSQL's fast shutdown.
+  const [command, args] = withParentDeathSignal(
     postgres,
     [
       '-D',
@@ -336,8 +354,9 @@ export async function startPostgres(opts: PostgresOptions): Promise<RunningServe
       '-c',
       'shared_buffers=256MB',
     ],
-    { stdio: ['ignore', out, out], ...ids },
+    'INT',
   );
+  const child = spawn(command, args, { stdio: ['ignore', out, out], ...ids });
   fs.closeSync(out);
   try {
     await waitForPort(port, child, 'postgres');

@@ -252,6 +252,7 @@ function redact(url) {
 }
 
 module.exports = {
+  localInfra,
   dataDir,
   acquireLock,
   bootstrapKey,

@@ -4,6 +4,7 @@
 const { spawn } = require('node:child_process');
 const readline = require('node:readline');
 const log = require('./log');
+const { localInfra } = require('./infra');
 
 const MIN_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 30_000;
@@ -45,7 +46,9 @@ class ServiceProcess {
   start() {
     const startedAt = Date.now();
     // Own process group: a terminal Ctrl-C reaches only the supervisor, which stops services in order.
-    const child = spawn(process.execPath, [this.script], {
+    // SIGTERM (its graceful stop) when this supervisor dies without stopping it (a SIGKILL).
+    const [command, args] = localInfra().withParentDeathSignal(process.execPath, [this.script]);
+    const child = spawn(command, args, {
       cwd: this.cwd,
       env: this.env,
       stdio: ['ignore', 'pipe', 'pipe'],
