@@ -28,7 +28,9 @@ import { Retriever } from './search/retriever';
           logger.warn('WDS_DOCS_EMBEDDING_DIR is not set: docs-search ranks by full text only');
           return new Retriever(store, undefined);
         }
-        return new Retriever(store, await Embedder.load(config.WDS_DOCS_EMBEDDING_DIR));
+        return new Retriever(store, await Embedder.load(config.WDS_DOCS_EMBEDDING_DIR), {
+          rerankDepth: config.WDS_DOCS_RERANK_DEPTH,
+        });
       },
     },
     {

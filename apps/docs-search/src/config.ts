@@ -19,6 +19,14 @@ export const DocsSearchConfig = CommonEnv.extend({
    * (tools/bench/docs-search/measurements.md).
    */
   WDS_DOCS_TOP_K: envInt({ min: 1, max: 12 }).default(3),
+  /**
+   * First passages of the hybrid ranking re-ordered by late interaction (MaxSim over the embedding
+   * model's token vectors; 0: off). 10: recall@3 over 181 questions 0.862 -> 0.873, @1 0.630 ->
+   * 0.663, @5 0.878 -> 0.912, for ~1 s of one core per question on passages not read before
+   * (tools/bench/docs-search/measurements.md, session 28). 25 ranked the design questions better
+   * still (0.908 against 0.893) at ~4 times the cost.
+   */
+  WDS_DOCS_RERANK_DEPTH: envInt({ min: 0, max: 40 }).default(10),
   /** Time the model gets to write an answer before the best passages are quoted instead. */
   WDS_DOCS_ANSWER_TIMEOUT_MS: envInt({ min: 1000, max: 600_000 }).default(50_000),
   /**

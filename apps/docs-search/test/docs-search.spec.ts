@@ -170,6 +170,72 @@ describe('docs-search index (real PostgreSQL, all-MiniLM-L6-v2 on onnxruntime)',
     // sentence, several minutes of wall time when the suites share two cores with a model server.
   }, 1_200_000);
 
+  it('scores passages by late interaction over token vectors, reading a long passage in windows', async () => {
+    const question = 'How many times is a failed webhook delivery retried?';
+    const answer = 'A failed webhook delivery is retried five times, with backoff, before it is given up.';
+    // ~600 tokens of filler: the answer's sentence is past the model's 256-token input.
+    const filler = Array.from(
+      { length: 40 },
+      (_, i) => `Section ${i} describes the colour of the dashboard theme and the layout of page ${i}.`,
+    ).join(' ');
+    const [same, short, unrelated, longWithAnswer, longWithout] = await embedder.lateInteraction(question, [
+      question,
+      answer,
+      'The dashboard theme can be light or dark.',
+      `${filler} ${answer}`,
+      filler,
+    ]);
+    // The question against itself: every token's best match is its own vector.
+    expect(same).toBeCloseTo(1, 3);
+    expect(short).toBeGreaterThan(unrelated);
+    expect(short).toBeLessThan(same);
+    // Found in the third window, not cut off with the first 256 tokens.
+    expect(longWithAnswer).toBeGreaterThan(longWithout + 0.05);
+    // Kept token vectors give the same scores; a question of function words only still scores.
+    const again = await embedder.lateInteraction(question, [`${filler} ${answer}`, answer]);
+    expect(again[0]).toBeCloseTo(longWithAnswer, 5);
+    expect(again[1]).toBeCloseTo(short, 5);
+    const [bare] = await embedder.lateInteraction('how do I?', ['How do I?']);
+    expect(bare).toBeCloseTo(1, 3);
+    expect(await embedder.lateInteraction(question, [])).toEqual([]);
+    // Alongside embedding work, both are answered.
+    const [vectors, scores] = await Promise.all([
+      embedder.embed([answer, filler]),
+      embedder.lateInteraction(question, [answer]),
+    ]);
+    expect(vectors).toHaveLength(2);
+    expect(scores[0]).toBeCloseTo(short, 5);
+  });
+
+  it('re-orders the first passages by late interaction, and only those', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-rerank-'));
+    writeDocs(root, {
+      'README.md': '# Demo\n\nA demo platform.\n',
+      'docs/a.md': '# Webhooks\n\n## Events\n\nWebhook events are sent for crawl pages and batch results; each is signed.\n',
+      'docs/b.md': '# Webhooks\n\n## Delivery\n\nA failed webhook delivery is retried five times with backoff.\n',
+      'docs/c.md': '# Crawl\n\n## Limits\n\nA crawl stops after its page limit; webhook events report each page.\n',
+    });
+    await buildIndex(
+      store,
+      publishedPassages(root).filter((p) => !p.ref.startsWith('openapi#')),
+      embedder,
+    );
+    const question = 'How many times is a failed webhook delivery retried?';
+    const plain = new Retriever(store, embedder, { rerankDepth: 0 });
+    const reranked = new Retriever(store, embedder);
+    const one = new Retriever(store, embedder, { rerankDepth: 1 });
+    await Promise.all([plain.refresh(), reranked.refresh(), one.refresh()]);
+    const [p, r, o] = await Promise.all([plain, reranked, one].map((x) => x.retrieve(question, 3)));
+    expect(p.every((x) => !x.via.includes('rerank'))).toBe(true);
+    expect(r.every((x) => x.via.includes('rerank'))).toBe(true);
+    expect(r[0].passage.source).toBe('docs/b.md');
+    // The same passages, each order a permutation of the other's; depth 1 changes nothing.
+    expect(new Set(r.map((x) => x.passage.ref))).toEqual(new Set(p.map((x) => x.passage.ref)));
+    expect(o.map((x) => x.passage.ref)).toEqual(p.map((x) => x.passage.ref));
+    expect(o.map((x) => x.via.includes('rerank'))).toEqual([true, false, false]);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
   it("takes the pooling and the question prefix from the model folder's embedding.json", async () => {
     // The same model files with another recipe: [CLS] pooling and a question instruction.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-embedding-cls-'));

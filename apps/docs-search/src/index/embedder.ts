@@ -8,13 +8,29 @@ const MAX_TOKENS = 256;
  */
 const RUN_BATCH = 4;
 export const EMBEDDING_DIMENSIONS = 384;
+/**
+ * A passage longer than the model's input is read for late interaction in windows starting this
+ * many tokens apart (254-token windows: 54 tokens of overlap give each token some context on both
+ * sides).
+ */
+const WINDOW_STRIDE = 200;
+/**
+ * Passages' token vectors kept for late interaction (least recently used go first): 384 floats a
+ * token, so 64 MB hold ~43,000 tokens, a few hundred passages (the evaluation's 181 questions read
+ * ~700 distinct passages among their first 25).
+ */
+const TOKEN_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** What the worker thread receives. */
-type Request = { id: number; texts: string[]; urgent: boolean; query: boolean } | { id: number; close: true };
+type Request =
+  | { id: number; texts: string[]; urgent: boolean; query: boolean }
+  | { id: number; question: string; texts: string[] }
+  | { id: number; close: true };
 /** What it answers: all vectors of one request back to back (n × 384 floats), or why it failed. */
 type Reply =
   | { ready: true; modelId: string }
   | { id: number; vectors: Float32Array }
+  | { id: number; scores: Float64Array }
   | { id: number; closed: true }
   | { id?: number; error: string };
 
@@ -28,7 +44,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const ort = require(workerData.ortPath);
 const { Tokenizer } = require(workerData.tokenizersPath);
-const { dir, threads, maxTokens, runBatch, dims } = workerData;
+const { dir, threads, maxTokens, runBatch, dims, windowStride, tokenCacheBytes } = workerData;
 // How the model's token vectors become one text vector, and what a question is prefixed with:
 // the model folder's embedding.json (written with the model) says; without it, mean pooling.
 const manifestFile = path.join(dir, 'embedding.json');
@@ -49,16 +65,11 @@ async function main() {
   });
   const hasTypeIds = session.inputNames.includes('token_type_ids');
 
-  // Mean pooling over the attention mask (or the [CLS] token's vector), L2-normalised: a dot
-  // product of two vectors is their cosine.
-  async function run(texts, out, offset, query) {
-    const encoded = texts.map((t) => {
-      const ids = Array.from(tokenizer.encode((query ? queryPrefix : passagePrefix) + t).ids);
-      // Keep [CLS] ... [SEP] when cutting: the last id is [SEP].
-      return ids.length <= maxTokens ? ids : [...ids.slice(0, maxTokens - 1), ids[ids.length - 1]];
-    });
+  // The model's last hidden states for sequences of token ids (each with [CLS] ... [SEP]), padded
+  // to the longest; row r's token t starts at (r * width + t) * dims.
+  async function forward(encoded) {
     const width = Math.max(...encoded.map((e) => e.length));
-    const n = texts.length;
+    const n = encoded.length;
     const ids = new BigInt64Array(n * width);
     const mask = new BigInt64Array(n * width);
     encoded.forEach((e, r) => e.forEach((id, c) => { ids[r * width + c] = BigInt(id); mask[r * width + c] = 1n; }));
@@ -68,7 +79,18 @@ async function main() {
     };
     if (hasTypeIds) feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(n * width), [n, width]);
     const result = await session.run(feeds);
-    const hidden = result[session.outputNames[0]].data;
+    return { hidden: result[session.outputNames[0]].data, width };
+  }
+
+  // Mean pooling over the attention mask (or the [CLS] token's vector), L2-normalised: a dot
+  // product of two vectors is their cosine.
+  async function run(texts, out, offset, query) {
+    const encoded = texts.map((t) => {
+      const ids = Array.from(tokenizer.encode((query ? queryPrefix : passagePrefix) + t).ids);
+      // Keep [CLS] ... [SEP] when cutting: the last id is [SEP].
+      return ids.length <= maxTokens ? ids : [...ids.slice(0, maxTokens - 1), ids[ids.length - 1]];
+    });
+    const { hidden, width } = await forward(encoded);
     encoded.forEach((e, r) => {
       const v = out.subarray((offset + r) * dims, (offset + r + 1) * dims);
       const pooled = pooling === 'cls' ? 1 : e.length;
@@ -83,8 +105,124 @@ async function main() {
     });
   }
 
+  // Late interaction (ColBERT-style MaxSim) with the same model's token vectors: each question
+  // token's best cosine with any token of a passage, averaged over the question's tokens. The
+  // question's punctuation and a few function words do not count: every passage has their like.
+  // A passage longer than the model's input is read in windows that overlap by
+  // (maxTokens - 2 - windowStride) tokens; each token counts once, from the first window that has it.
+  const FUNCTION_WORDS = new Set(('the a an of to in on and or is are be i we our my it do does can how what which ' +
+    'when why if for with at by from this that there as you your me us their they so any just get got').split(' '));
+  const PUNCTUATION = /^[\\W_]+$/;
+  // Unit rows back to back, from hidden states rows [from, to) of sequence r.
+  function unitRows(hidden, width, r, from, to, out, at) {
+    for (let t = from; t < to; t++, at++) {
+      const base = (r * width + t) * dims;
+      let norm = 0;
+      for (let d = 0; d < dims; d++) norm += hidden[base + d] ** 2;
+      norm = Math.sqrt(norm) || 1;
+      for (let d = 0; d < dims; d++) out[at * dims + d] = hidden[base + d] / norm;
+    }
+  }
+  async function questionTokens(question) {
+    const enc = tokenizer.encode(queryPrefix + question);
+    let ids = Array.from(enc.ids);
+    if (ids.length > maxTokens) ids = [...ids.slice(0, maxTokens - 1), ids[ids.length - 1]];
+    const tokens = enc.tokens.slice(1, ids.length - 1);
+    let keep = tokens.flatMap((t, i) => (PUNCTUATION.test(t) || FUNCTION_WORDS.has(t) ? [] : [i + 1]));
+    if (!keep.length) keep = tokens.map((_, i) => i + 1);
+    const { hidden, width } = await forward([ids]);
+    const out = new Float32Array(keep.length * dims);
+    keep.forEach((t, i) => unitRows(hidden, width, 0, t, t + 1, out, i));
+    return out;
+  }
+  // The passage's token vectors (unit rows), kept in a bounded cache: the same passages answer
+  // many questions.
+  const tokenCache = new Map();
+  let cachedBytes = 0;
+  async function passageTokens(text) {
+    const hit = tokenCache.get(text);
+    if (hit) {
+      tokenCache.delete(text);
+      tokenCache.set(text, hit);
+      return hit;
+    }
+    const all = Array.from(tokenizer.encode(passagePrefix + text).ids);
+    const cls = all[0], sep = all[all.length - 1], ids = all.slice(1, -1);
+    const span = maxTokens - 2;
+    const windows = [];
+    for (let start = 0; ; start += windowStride) {
+      windows.push({ ids: [cls, ...ids.slice(start, start + span), sep], skip: start === 0 ? 0 : span - windowStride });
+      if (start + span >= ids.length) break;
+    }
+    const count = windows.reduce((n, w) => n + w.ids.length - 2 - w.skip, 0);
+    const out = new Float32Array(count * dims);
+    let at = 0;
+    for (let i = 0; i < windows.length; i += runBatch) {
+      const batch = windows.slice(i, i + runBatch);
+      const { hidden, width } = await forward(batch.map((w) => w.ids));
+      batch.forEach((w, r) => {
+        unitRows(hidden, width, r, 1 + w.skip, w.ids.length - 1, out, at);
+        at += w.ids.length - 2 - w.skip;
+      });
+    }
+    if (out.byteLength <= tokenCacheBytes) {
+      tokenCache.set(text, out);
+      cachedBytes += out.byteLength;
+      for (const [key, rows] of tokenCache) {
+        if (cachedBytes <= tokenCacheBytes) break;
+        tokenCache.delete(key);
+        cachedBytes -= rows.byteLength;
+      }
+    }
+    return out;
+  }
+  function maxSim(q, p) {
+    const nq = q.length / dims, np = p.length / dims;
+    if (!np || !nq) return 0;
+    let sum = 0;
+    for (let i = 0; i < nq; i++) {
+      let best = -Infinity;
+      for (let j = 0; j < np; j++) {
+        let s = 0;
+        for (let d = 0; d < dims; d++) s += q[i * dims + d] * p[j * dims + d];
+        if (s > best) best = s;
+      }
+      sum += best;
+    }
+    return sum / nq;
+  }
+
   // Work in runs of a few texts; between runs queued messages are read, and a question (urgent)
   // goes before the rest of the index's batches.
+  // A job is done in steps: a run of a few texts to embed, or one text to score against a question.
+  function embedJob(m) {
+    const out = new Float32Array(m.texts.length * dims);
+    let done = 0;
+    return {
+      id: m.id,
+      urgent: m.urgent,
+      async step() {
+        const slice = m.texts.slice(done, done + runBatch);
+        await run(slice, out, done, m.query);
+        done += slice.length;
+        return done >= m.texts.length ? [{ id: m.id, vectors: out }, [out.buffer]] : undefined;
+      },
+    };
+  }
+  function scoreJob(m) {
+    const scores = new Float64Array(m.texts.length);
+    let q;
+    let done = 0;
+    return {
+      id: m.id,
+      urgent: true,
+      async step() {
+        if (!q) q = await questionTokens(m.question);
+        else scores[done] = maxSim(q, await passageTokens(m.texts[done++]));
+        return done >= m.texts.length ? [{ id: m.id, scores }, [scores.buffer]] : undefined;
+      },
+    };
+  }
   const queue = [];
   let busy = false;
   let closing;
@@ -94,18 +232,17 @@ async function main() {
     busy = true;
     while (queue.length) {
       const job = queue[next()];
-      const slice = job.texts.slice(job.done, job.done + runBatch);
+      let reply;
       try {
-        await run(slice, job.out, job.done, job.query);
-        job.done += slice.length;
+        reply = await job.step();
       } catch (err) {
         queue.splice(queue.indexOf(job), 1);
         parentPort.postMessage({ id: job.id, error: String((err && err.message) || err) });
         continue;
       }
-      if (job.done >= job.texts.length) {
+      if (reply) {
         queue.splice(queue.indexOf(job), 1);
-        parentPort.postMessage({ id: job.id, vectors: job.out }, [job.out.buffer]);
+        parentPort.postMessage(...reply);
       }
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -123,7 +260,7 @@ async function main() {
       if (!busy) finish();
       return;
     }
-    queue.push({ ...m, done: 0, out: new Float32Array(m.texts.length * dims) });
+    queue.push(m.question !== undefined ? scoreJob(m) : embedJob(m));
     void drain();
   });
   parentPort.postMessage({ ready: true, modelId: path.basename(dir) + '@' + dims });
@@ -165,7 +302,7 @@ export class Embedder {
   }
 
   /** Loads the model from `dir` (model.onnx, tokenizer.json, tokenizer_config.json) in its own thread. */
-  static async load(dir: string, opts: { threads?: number } = {}): Promise<Embedder> {
+  static async load(dir: string, opts: { threads?: number; tokenCacheBytes?: number } = {}): Promise<Embedder> {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
@@ -174,6 +311,8 @@ export class Embedder {
         maxTokens: MAX_TOKENS,
         runBatch: RUN_BATCH,
         dims: EMBEDDING_DIMENSIONS,
+        windowStride: WINDOW_STRIDE,
+        tokenCacheBytes: opts.tokenCacheBytes ?? TOKEN_CACHE_BYTES,
         ortPath: require.resolve('onnxruntime-node'),
         tokenizersPath: require.resolve('@huggingface/tokenizers'),
       },
@@ -214,7 +353,22 @@ export class Embedder {
     return texts.map((_, i) => all.subarray(i * EMBEDDING_DIMENSIONS, (i + 1) * EMBEDDING_DIMENSIONS));
   }
 
-  private call(body: { texts: string[]; urgent: boolean; query: boolean } | { close: true }): Promise<Reply> {
+  /**
+   * Late-interaction scores of `texts` for `question`, in order: the mean over the question's
+   * tokens (without punctuation and a few function words) of each one's best cosine with a token
+   * of the text (ColBERT's MaxSim, zero-shot with this model's token vectors). Between 0 and 1 in
+   * practice; comparable across texts for one question only. Goes before queued index work.
+   */
+  async lateInteraction(question: string, texts: string[]): Promise<number[]> {
+    if (!texts.length) return [];
+    const reply = await this.call({ question, texts });
+    if (!('scores' in reply)) throw new Error('late interaction failed: no scores');
+    return Array.from(reply.scores);
+  }
+
+  private call(
+    body: { texts: string[]; urgent: boolean; query: boolean } | { question: string; texts: string[] } | { close: true },
+  ): Promise<Reply> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise<Reply>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { capPerSource, closest } from './retriever';
+import { blendRanks, capPerSource, closest } from './retriever';
 
 const entry = (ref: string): [string, { source: string }] => [ref, { source: ref.split('#')[0] }];
 
@@ -35,5 +35,29 @@ describe('closest', () => {
     expect(closest(q, three)).toBeCloseTo(0.6);
     expect(closest(q, Float32Array.from([-1, 0, 0]))).toBe(-1);
     expect(closest(q, new Float32Array(0))).toBe(-Infinity);
+  });
+});
+
+describe('blendRanks', () => {
+  const order = (scores: number[], weight = 1, k = 60) => blendRanks(scores, weight, k).map((e) => e.index);
+
+  it('moves an entry the second scores put first above one place it held in the list', () => {
+    // Entry 2 is first by score: 1/62 + 1/60 passes entry 1 (1/61 + 1/62), not entry 0 (1/60 + 1/61).
+    expect(order([0.5, 0.4, 0.9])).toEqual([0, 2, 1]);
+    expect(order([0.1, 0.9, 0.5])).toEqual([1, 0, 2]);
+  });
+
+  it('keeps the list order when the scores agree with it or weigh nothing', () => {
+    expect(order([0.9, 0.8, 0.7, 0.6])).toEqual([0, 1, 2, 3]);
+    expect(order([0.1, 0.2, 0.3, 0.9], 0)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('lets heavier second scores reorder further, and sums both reciprocal ranks', () => {
+    // Reversed scores at weight 1: first and last tie (list order wins), so do the middle two.
+    expect(order([0.1, 0.2, 0.3, 0.9], 1)).toEqual([0, 3, 1, 2]);
+    expect(order([0.1, 0.2, 0.3, 0.9], 3)[0]).toBe(3);
+    const [first] = blendRanks([0.2, 0.1], 1, 60);
+    expect(first).toEqual({ index: 0, score: 1 / 60 + 1 / 60 });
+    expect(blendRanks([], 1, 60)).toEqual([]);
   });
 });
