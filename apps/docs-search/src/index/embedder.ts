@@ -302,7 +302,10 @@ export class Embedder {
   }
 
   /** Loads the model from `dir` (model.onnx, tokenizer.json, tokenizer_config.json) in its own thread. */
-  static async load(dir: string, opts: { threads?: number; tokenCacheBytes?: number } = {}): Promise<Embedder> {
+  static async load(
+    dir: string,
+    opts: { threads?: number; tokenCacheBytes?: number } = {},
+  ): Promise<Embedder> {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
@@ -367,7 +370,10 @@ export class Embedder {
   }
 
   private call(
-    body: { texts: string[]; urgent: boolean; query: boolean } | { question: string; texts: string[] } | { close: true },
+    body:
+      | { texts: string[]; urgent: boolean; query: boolean }
+      | { question: string; texts: string[] }
+      | { close: true },
   ): Promise<Reply> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;

@@ -203,12 +203,17 @@ export class Retriever {
     const { rerankDepth, rerankWeight, rerankK } = this.ranking;
     const head = found.slice(0, rerankDepth);
     const scores = await this.embedder
-      ?.lateInteraction(question, head.map((r) => `${r.passage.title}\n${r.passage.body}`))
+      ?.lateInteraction(
+        question,
+        head.map((r) => `${r.passage.title}\n${r.passage.body}`),
+      )
       .catch(() => undefined);
     if (!scores) return found;
-    const blended = blendRanks(scores, rerankWeight, rerankK).map(
-      ({ index, score }): Retrieved => ({ ...head[index], score, via: [...head[index].via, 'rerank'] }),
-    );
+    const blended = blendRanks(scores, rerankWeight, rerankK).map(({ index, score }): Retrieved => ({
+      ...head[index],
+      score,
+      via: [...head[index].via, 'rerank'],
+    }));
     return [...blended, ...found.slice(rerankDepth)];
   }
 
