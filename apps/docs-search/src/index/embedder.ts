@@ -65,6 +65,9 @@ async function main() {
   });
   const hasTypeIds = session.inputNames.includes('token_type_ids');
 
+  // At most maxTokens ids, keeping [CLS] ... [SEP] when cutting: the last id is [SEP].
+  const cut = (ids) => (ids.length <= maxTokens ? ids : [...ids.slice(0, maxTokens - 1), ids[ids.length - 1]]);
+
   // The model's last hidden states for sequences of token ids (each with [CLS] ... [SEP]), padded
   // to the longest; row r's token t starts at (r * width + t) * dims.
   async function forward(encoded) {
@@ -85,11 +88,7 @@ async function main() {
   // Mean pooling over the attention mask (or the [CLS] token's vector), L2-normalised: a dot
   // product of two vectors is their cosine.
   async function run(texts, out, offset, query) {
-    const encoded = texts.map((t) => {
-      const ids = Array.from(tokenizer.encode((query ? queryPrefix : passagePrefix) + t).ids);
-      // Keep [CLS] ... [SEP] when cutting: the last id is [SEP].
-      return ids.length <= maxTokens ? ids : [...ids.slice(0, maxTokens - 1), ids[ids.length - 1]];
-    });
+    const encoded = texts.map((t) => cut(Array.from(tokenizer.encode((query ? queryPrefix : passagePrefix) + t).ids)));
     const { hidden, width } = await forward(encoded);
     encoded.forEach((e, r) => {
       const v = out.subarray((offset + r) * dims, (offset + r + 1) * dims);
@@ -125,8 +124,7 @@ async function main() {
   }
   async function questionTokens(question) {
     const enc = tokenizer.encode(queryPrefix + question);
-    let ids = Array.from(enc.ids);
-    if (ids.length > maxTokens) ids = [...ids.slice(0, maxTokens - 1), ids[ids.length - 1]];
+    const ids = cut(Array.from(enc.ids));
     const tokens = enc.tokens.slice(1, ids.length - 1);
     let keep = tokens.flatMap((t, i) => (PUNCTUATION.test(t) || FUNCTION_WORDS.has(t) ? [] : [i + 1]));
     if (!keep.length) keep = tokens.map((_, i) => i + 1);
@@ -192,8 +190,6 @@ async function main() {
     return sum / nq;
   }
 
-  // Work in runs of a few texts; between runs queued messages are read, and a question (urgent)
-  // goes before the rest of the index's batches.
   // A job is done in steps: a run of a few texts to embed, or one text to score against a question.
   function embedJob(m) {
     const out = new Float32Array(m.texts.length * dims);
@@ -223,6 +219,8 @@ async function main() {
       },
     };
   }
+  // Between steps queued messages are read, and a question's job (urgent) goes before the rest of
+  // the index's batches.
   const queue = [];
   let busy = false;
   let closing;

@@ -1,4 +1,5 @@
 import type { Passage } from '../corpus/passage';
+import { embeddingText } from '../index/build-index';
 import { dot, type Embedder } from '../index/embedder';
 import type { PassageStore } from '../index/passage-store';
 
@@ -205,7 +206,7 @@ export class Retriever {
     const scores = await this.embedder
       ?.lateInteraction(
         question,
-        head.map((r) => `${r.passage.title}\n${r.passage.body}`),
+        head.map((r) => embeddingText(r.passage)),
       )
       .catch(() => undefined);
     if (!scores) return found;
