@@ -207,6 +207,38 @@ describe('docs-search index (real PostgreSQL, all-MiniLM-L6-v2 on onnxruntime)',
     expect(scores[0]).toBeCloseTo(short, 5);
   });
 
+  it("stores a passage's token vectors with its vector, from the same runs of the model, and scores them as its text", async () => {
+    const filler = Array.from({ length: 40 }, (_, i) => `Row ${i} of the layout table is blue.`).join(' ');
+    const texts = [
+      'Webhooks\nA failed webhook delivery is retried five times.',
+      `Layout\n${filler} A failed webhook delivery is retried five times.`,
+      '',
+    ];
+    const { vectors, tokens } = await embedder.embedPassages(texts);
+    // The passage's own vector is the one `embed` makes (its first window is the model's input).
+    const plain = await embedder.embed(texts);
+    vectors.forEach((v, i) => expect(dot(v, plain[i])).toBeGreaterThan(0.9999));
+    // Per token a float32 scale and 384 int8 components; the long one read in several windows.
+    tokens.forEach((t) => expect(t.byteLength % (EMBEDDING_DIMENSIONS + 4)).toBe(0));
+    expect(tokens[1].byteLength / (EMBEDDING_DIMENSIONS + 4)).toBeGreaterThan(256);
+    const question = 'How many times is a failed webhook delivery retried?';
+    const fromText = await embedder.lateInteraction(question, texts);
+    // Stored bytes, even as a view into a larger buffer (how node-postgres hands out bytea).
+    const pooled = Buffer.alloc(tokens[1].byteLength + 17);
+    pooled.set(tokens[1], 5);
+    const fromTokens = await embedder.lateInteraction(question, [
+      tokens[0],
+      pooled.subarray(5, 5 + tokens[1].byteLength),
+      tokens[2],
+    ]);
+    fromTokens.forEach((s, i) => expect(s).toBeCloseTo(fromText[i], 6));
+    expect(fromTokens[0]).toBeGreaterThan(0.5);
+    expect(fromTokens[2]).toBe(0);
+    // Bytes that are not token vectors fail the call; the thread goes on serving.
+    await expect(embedder.lateInteraction(question, [new Uint8Array(7)])).rejects.toThrow(/384-dimensional/);
+    expect(await embedder.lateInteraction(question, [tokens[0]])).toEqual([fromTokens[0]]);
+  });
+
   it('re-orders the first passages by late interaction, and only those', async () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-rerank-'));
     writeDocs(root, {
@@ -236,6 +268,17 @@ describe('docs-search index (real PostgreSQL, all-MiniLM-L6-v2 on onnxruntime)',
     expect(new Set(r.map((x) => x.passage.ref))).toEqual(new Set(p.map((x) => x.passage.ref)));
     expect(o.map((x) => x.passage.ref)).toEqual(p.map((x) => x.passage.ref));
     expect(o.map((x) => x.via.includes('rerank'))).toEqual([true, false, false]);
+    // The stored token vectors are what it reads: unreadable ones leave the fused order as it is,
+    // and a passage without them is read from its text, to the same order.
+    const size = await store.tokenVectorSize(embedder.modelId);
+    expect(size.passages).toBe(await store.count());
+    expect(size.bytes).toBeGreaterThan(size.passages * (EMBEDDING_DIMENSIONS + 4) * 5);
+    await db.query(`UPDATE docs_search.passages SET token_vectors = '\\x00'::bytea WHERE source = 'docs/b.md'`);
+    const broken = await reranked.retrieve(question, 3);
+    expect(broken.map((x) => x.passage.ref)).toEqual(p.map((x) => x.passage.ref));
+    expect(broken.some((x) => x.via.includes('rerank'))).toBe(false);
+    await db.query(`UPDATE docs_search.passages SET token_vectors = NULL WHERE source = 'docs/b.md'`);
+    expect((await reranked.retrieve(question, 3)).map((x) => x.passage.ref)).toEqual(r.map((x) => x.passage.ref));
     fs.rmSync(root, { recursive: true, force: true });
   });
 

@@ -90,9 +90,10 @@ export async function syncPassages(store: PassageStore, passages: Passage[]): Pr
 
 /**
  * Computes the vectors that are missing (new or changed rows, or made by another model): each
- * row's own and its sentences' (`sentenceTexts`), a batch
- * at a time in the embedder's thread, so the process keeps answering meanwhile (questions go
- * before queued index work there); a row whose text changed in between keeps no stale vector. Returns how many rows got one. `shouldStop` ends the work between batches.
+ * row's own with its token vectors (`Embedder.embedPassages`) and its sentences'
+ * (`sentenceTexts`), a batch at a time in the embedder's thread, so the process keeps answering
+ * meanwhile (questions go before queued index work there); a row whose text changed in between
+ * keeps no stale vector. Returns how many rows got one. `shouldStop` ends the work between batches.
  */
 export async function embedMissing(
   store: PassageStore,
@@ -105,13 +106,23 @@ export async function embedMissing(
     const rows = await store.withoutVector(embedder.modelId, opts.batch ?? 16);
     if (!rows.length) return done;
     const sentencesOf = rows.map(sentenceTexts);
-    const vectors = await embedAll(embedder, [...rows.map(embeddingText), ...sentencesOf.flat()]);
-    let next = rows.length;
+    const [own, sentenceVectors] = await Promise.all([
+      embedder.embedPassages(rows.map(embeddingText)),
+      embedAll(embedder, sentencesOf.flat()),
+    ]);
+    let next = 0;
     await store.setVectors(
       rows.map((r, i) => {
         const flat = new Float32Array(sentencesOf[i].length * EMBEDDING_DIMENSIONS);
-        for (let k = 0; k < sentencesOf[i].length; k++) flat.set(vectors[next++], k * EMBEDDING_DIMENSIONS);
-        return { ref: r.ref, contentHash: r.contentHash, embedding: vectors[i], sentences: flat };
+        for (let k = 0; k < sentencesOf[i].length; k++)
+          flat.set(sentenceVectors[next++], k * EMBEDDING_DIMENSIONS);
+        return {
+          ref: r.ref,
+          contentHash: r.contentHash,
+          embedding: own.vectors[i],
+          sentences: flat,
+          tokens: own.tokens[i],
+        };
       }),
       embedder.modelId,
     );

@@ -24,12 +24,13 @@ const TOKEN_CACHE_BYTES = 64 * 1024 * 1024;
 /** What the worker thread receives. */
 type Request =
   | { id: number; texts: string[]; urgent: boolean; query: boolean }
-  | { id: number; question: string; texts: string[] }
+  | { id: number; index: string[] }
+  | { id: number; question: string; passages: (string | Uint8Array)[] }
   | { id: number; close: true };
 /** What it answers: all vectors of one request back to back (n × 384 floats), or why it failed. */
 type Reply =
   | { ready: true; modelId: string }
-  | { id: number; vectors: Float32Array }
+  | { id: number; vectors: Float32Array; tokens?: Uint8Array[] }
   | { id: number; scores: Float64Array }
   | { id: number; closed: true }
   | { id?: number; error: string };
@@ -85,23 +86,23 @@ async function main() {
     return { hidden: result[session.outputNames[0]].data, width };
   }
 
-  // Mean pooling over the attention mask (or the [CLS] token's vector), L2-normalised: a dot
-  // product of two vectors is their cosine.
+  // Mean pooling over the attention mask (or the [CLS] token's vector) of sequence r's first
+  // \`length\` hidden states, L2-normalised into v: a dot product of two vectors is their cosine.
+  function pool(hidden, width, r, length, v) {
+    const pooled = pooling === 'cls' ? 1 : length;
+    for (let t = 0; t < pooled; t++) {
+      const base = (r * width + t) * dims;
+      for (let d = 0; d < dims; d++) v[d] += hidden[base + d];
+    }
+    let norm = 0;
+    for (let d = 0; d < dims; d++) norm += (v[d] /= pooled) ** 2;
+    norm = Math.sqrt(norm) || 1;
+    for (let d = 0; d < dims; d++) v[d] /= norm;
+  }
   async function run(texts, out, offset, query) {
     const encoded = texts.map((t) => cut(Array.from(tokenizer.encode((query ? queryPrefix : passagePrefix) + t).ids)));
     const { hidden, width } = await forward(encoded);
-    encoded.forEach((e, r) => {
-      const v = out.subarray((offset + r) * dims, (offset + r + 1) * dims);
-      const pooled = pooling === 'cls' ? 1 : e.length;
-      for (let t = 0; t < pooled; t++) {
-        const base = (r * width + t) * dims;
-        for (let d = 0; d < dims; d++) v[d] += hidden[base + d];
-      }
-      let norm = 0;
-      for (let d = 0; d < dims; d++) norm += (v[d] /= pooled) ** 2;
-      norm = Math.sqrt(norm) || 1;
-      for (let d = 0; d < dims; d++) v[d] /= norm;
-    });
+    encoded.forEach((e, r) => pool(hidden, width, r, e.length, out.subarray((offset + r) * dims, (offset + r + 1) * dims)));
   }
 
   // Late interaction (ColBERT-style MaxSim) with the same model's token vectors: each question
@@ -133,8 +134,57 @@ async function main() {
     keep.forEach((t, i) => unitRows(hidden, width, 0, t, t + 1, out, i));
     return out;
   }
-  // The passage's token vectors (unit rows), kept in a bounded cache: the same passages answer
-  // many questions.
+  // A passage's windows: [CLS] + up to maxTokens - 2 of its ids + [SEP], starting windowStride ids
+  // apart; \`skip\`: leading ids of the window an earlier one has already read. The first window is
+  // what the passage's own vector is pooled from (the model's input, cut as \`cut\` does).
+  function windowsOf(text) {
+    const all = Array.from(tokenizer.encode(passagePrefix + text).ids);
+    const cls = all[0], sep = all[all.length - 1], ids = all.slice(1, -1);
+    const span = maxTokens - 2;
+    const windows = [];
+    for (let start = 0; ; start += windowStride) {
+      windows.push({ ids: [cls, ...ids.slice(start, start + span), sep], skip: start === 0 ? 0 : span - windowStride });
+      if (start + span >= ids.length) break;
+    }
+    return windows;
+  }
+  // Each window's place among the passage's token rows; how many rows the passage has.
+  function place(windows) {
+    let at = 0;
+    for (const w of windows) {
+      w.at = at;
+      at += w.ids.length - 2 - w.skip;
+    }
+    return at;
+  }
+  // Token vectors as stored (migration 0005): per token a float32 scale (little-endian), then
+  // every token's components as int8, each unit-vector component / its token's scale, rounded
+  // (scale: the token's largest |component| / 127). Scored in this form only, stored or not.
+  function quantize(rows) {
+    const n = rows.length / dims;
+    const out = new Uint8Array(n * (4 + dims));
+    const view = new DataView(out.buffer);
+    const values = new Int8Array(out.buffer, 4 * n, n * dims);
+    for (let t = 0; t < n; t++) {
+      let max = 0;
+      for (let d = 0; d < dims; d++) max = Math.max(max, Math.abs(rows[t * dims + d]));
+      const scale = max / 127 || 1;
+      view.setFloat32(4 * t, scale, true);
+      for (let d = 0; d < dims; d++) values[t * dims + d] = Math.round(rows[t * dims + d] / scale);
+    }
+    return out;
+  }
+  function unpack(bytes) {
+    if (!(bytes instanceof Uint8Array) || bytes.byteLength % (4 + dims))
+      throw new Error('stored token vectors are not ' + dims + '-dimensional');
+    const n = bytes.byteLength / (4 + dims);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, 4 * n);
+    const scales = new Float32Array(n);
+    for (let t = 0; t < n; t++) scales[t] = view.getFloat32(4 * t, true);
+    return { n, scales, values: new Int8Array(bytes.buffer, bytes.byteOffset + 4 * n, n * dims), bytes: bytes.byteLength };
+  }
+  // A passage's token vectors computed from its text (not stored: indexed before its vectors
+  // were), kept in a bounded cache: the same passages answer many questions.
   const tokenCache = new Map();
   let cachedBytes = 0;
   async function passageTokens(text) {
@@ -144,49 +194,40 @@ async function main() {
       tokenCache.set(text, hit);
       return hit;
     }
-    const all = Array.from(tokenizer.encode(passagePrefix + text).ids);
-    const cls = all[0], sep = all[all.length - 1], ids = all.slice(1, -1);
-    const span = maxTokens - 2;
-    const windows = [];
-    for (let start = 0; ; start += windowStride) {
-      windows.push({ ids: [cls, ...ids.slice(start, start + span), sep], skip: start === 0 ? 0 : span - windowStride });
-      if (start + span >= ids.length) break;
-    }
-    const count = windows.reduce((n, w) => n + w.ids.length - 2 - w.skip, 0);
-    const out = new Float32Array(count * dims);
-    let at = 0;
+    const windows = windowsOf(text);
+    const rows = new Float32Array(place(windows) * dims);
     for (let i = 0; i < windows.length; i += runBatch) {
       const batch = windows.slice(i, i + runBatch);
       const { hidden, width } = await forward(batch.map((w) => w.ids));
-      batch.forEach((w, r) => {
-        unitRows(hidden, width, r, 1 + w.skip, w.ids.length - 1, out, at);
-        at += w.ids.length - 2 - w.skip;
-      });
+      batch.forEach((w, r) => unitRows(hidden, width, r, 1 + w.skip, w.ids.length - 1, rows, w.at));
     }
-    if (out.byteLength <= tokenCacheBytes) {
-      tokenCache.set(text, out);
-      cachedBytes += out.byteLength;
-      for (const [key, rows] of tokenCache) {
+    const packed = unpack(quantize(rows));
+    if (packed.bytes <= tokenCacheBytes) {
+      tokenCache.set(text, packed);
+      cachedBytes += packed.bytes;
+      for (const [key, kept] of tokenCache) {
         if (cachedBytes <= tokenCacheBytes) break;
         tokenCache.delete(key);
-        cachedBytes -= rows.byteLength;
+        cachedBytes -= kept.bytes;
       }
     }
-    return out;
+    return packed;
   }
+  // Each question token's best cosine with a token of the passage, averaged.
   function maxSim(q, p) {
-    const nq = q.length / dims, np = p.length / dims;
-    if (!np || !nq) return 0;
-    let sum = 0;
-    for (let i = 0; i < nq; i++) {
-      let best = -Infinity;
-      for (let j = 0; j < np; j++) {
+    const nq = q.length / dims;
+    if (!p.n || !nq) return 0;
+    const best = new Float64Array(nq).fill(-Infinity);
+    for (let j = 0; j < p.n; j++) {
+      const base = j * dims, scale = p.scales[j];
+      for (let i = 0; i < nq; i++) {
         let s = 0;
-        for (let d = 0; d < dims; d++) s += q[i * dims + d] * p[j * dims + d];
-        if (s > best) best = s;
+        for (let d = 0; d < dims; d++) s += q[i * dims + d] * p.values[base + d];
+        if (s * scale > best[i]) best[i] = s * scale;
       }
-      sum += best;
     }
+    let sum = 0;
+    for (let i = 0; i < nq; i++) sum += best[i];
     return sum / nq;
   }
 
@@ -205,8 +246,38 @@ async function main() {
       },
     };
   }
+  // Passages being indexed: each one's vector and its token vectors (quantized), from the same
+  // runs of the model; windows of all the passages in a job, shortest first, a few per run.
+  function indexJob(m) {
+    const windows = m.index.map(windowsOf);
+    const rows = windows.map((ws) => new Float32Array(place(ws) * dims));
+    const order = windows
+      .flatMap((ws, p) => ws.map((w, k) => ({ ...w, p, k })))
+      .sort((a, b) => a.ids.length - b.ids.length);
+    const vectors = new Float32Array(m.index.length * dims);
+    let done = 0;
+    return {
+      id: m.id,
+      urgent: false,
+      async step() {
+        const batch = order.slice(done, done + runBatch);
+        if (batch.length) {
+          const { hidden, width } = await forward(batch.map((w) => w.ids));
+          batch.forEach((w, r) => {
+            if (w.k === 0) pool(hidden, width, r, w.ids.length, vectors.subarray(w.p * dims, (w.p + 1) * dims));
+            unitRows(hidden, width, r, 1 + w.skip, w.ids.length - 1, rows[w.p], w.at);
+          });
+        }
+        done += batch.length;
+        if (done < order.length) return undefined;
+        const tokens = rows.map(quantize);
+        return [{ id: m.id, vectors, tokens }, [vectors.buffer, ...tokens.map((t) => t.buffer)]];
+      },
+    };
+  }
+  // A question against passages, each its stored token vectors or its text.
   function scoreJob(m) {
-    const scores = new Float64Array(m.texts.length);
+    const scores = new Float64Array(m.passages.length);
     let q;
     let done = 0;
     return {
@@ -214,8 +285,11 @@ async function main() {
       urgent: true,
       async step() {
         if (!q) q = await questionTokens(m.question);
-        else scores[done] = maxSim(q, await passageTokens(m.texts[done++]));
-        return done >= m.texts.length ? [{ id: m.id, scores }, [scores.buffer]] : undefined;
+        else {
+          const p = m.passages[done];
+          scores[done++] = maxSim(q, typeof p === 'string' ? await passageTokens(p) : unpack(p));
+        }
+        return done >= m.passages.length ? [{ id: m.id, scores }, [scores.buffer]] : undefined;
       },
     };
   }
@@ -258,7 +332,7 @@ async function main() {
       if (!busy) finish();
       return;
     }
-    queue.push(m.question !== undefined ? scoreJob(m) : embedJob(m));
+    queue.push(m.question !== undefined ? scoreJob(m) : m.index ? indexJob(m) : embedJob(m));
     void drain();
   });
   parentPort.postMessage({ ready: true, modelId: path.basename(dir) + '@' + dims });
@@ -355,14 +429,37 @@ export class Embedder {
   }
 
   /**
-   * Late-interaction scores of `texts` for `question`, in order: the mean over the question's
-   * tokens (without punctuation and a few function words) of each one's best cosine with a token
-   * of the text (ColBERT's MaxSim, zero-shot with this model's token vectors). Between 0 and 1 in
-   * practice; comparable across texts for one question only. Goes before queued index work.
+   * Passages being indexed: each one's vector (as `embed` makes it) and its token vectors for late
+   * interaction (quantized, the form `lateInteraction` takes and the index stores), from the same
+   * runs of the model. Queued behind questions like `embed`'s index work.
    */
-  async lateInteraction(question: string, texts: string[]): Promise<number[]> {
-    if (!texts.length) return [];
-    const reply = await this.call({ question, texts });
+  async embedPassages(texts: string[]): Promise<{ vectors: Float32Array[]; tokens: Uint8Array[] }> {
+    if (!texts.length) return { vectors: [], tokens: [] };
+    const reply = await this.call({ index: texts });
+    if (!('vectors' in reply) || !reply.tokens) throw new Error('embedding failed: no token vectors');
+    const all = reply.vectors;
+    return {
+      vectors: texts.map((_, i) => all.subarray(i * EMBEDDING_DIMENSIONS, (i + 1) * EMBEDDING_DIMENSIONS)),
+      tokens: reply.tokens,
+    };
+  }
+
+  /**
+   * Late-interaction scores of `passages` for `question`, in order: the mean over the question's
+   * tokens (without punctuation and a few function words) of each one's best cosine with a token
+   * of the passage (ColBERT's MaxSim, zero-shot with this model's token vectors). A passage is its
+   * stored token vectors (`embedPassages`) or its text (the thread then computes them, and keeps
+   * them for a while). Between 0 and 1 in practice; comparable across passages for one question
+   * only. Goes before queued index work.
+   */
+  async lateInteraction(question: string, passages: (string | Uint8Array)[]): Promise<number[]> {
+    if (!passages.length) return [];
+    // A stored value may be a view of a larger buffer (node-postgres pools them): only its bytes go.
+    const own = passages.map((p) => (typeof p === 'string' ? p : new Uint8Array(p)));
+    const reply = await this.call(
+      { question, passages: own },
+      own.flatMap((p) => (typeof p === 'string' ? [] : [p.buffer as ArrayBuffer])),
+    );
     if (!('scores' in reply)) throw new Error('late interaction failed: no scores');
     return Array.from(reply.scores);
   }
@@ -370,15 +467,17 @@ export class Embedder {
   private call(
     body:
       | { texts: string[]; urgent: boolean; query: boolean }
-      | { question: string; texts: string[] }
+      | { index: string[] }
+      | { question: string; passages: (string | Uint8Array)[] }
       | { close: true },
+    transfer: ArrayBuffer[] = [],
   ): Promise<Reply> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise<Reply>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.worker.ref();
-      this.worker.postMessage({ id, ...body } satisfies Request);
+      this.worker.postMessage({ id, ...body } satisfies Request, transfer);
     });
   }
 

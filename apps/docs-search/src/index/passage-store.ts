@@ -72,7 +72,8 @@ export class PassageStore {
            line_start int, line_end int, content_hash text)
          ON CONFLICT (ref) DO UPDATE SET source = EXCLUDED.source, title = EXCLUDED.title, body = EXCLUDED.body,
            line_start = EXCLUDED.line_start, line_end = EXCLUDED.line_end, content_hash = EXCLUDED.content_hash,
-           embedding = NULL, sentence_embeddings = NULL, embedding_model = NULL, indexed_at = now()`,
+           embedding = NULL, sentence_embeddings = NULL, token_vectors = NULL, embedding_model = NULL,
+           indexed_at = now()`,
         [
           JSON.stringify(
             part.map((p) => ({
@@ -101,17 +102,25 @@ export class PassageStore {
   }
 
   /**
-   * Stores vectors (the passage's, and its sentences' back to back), each row's only if it still
-   * has the text they were computed from.
+   * Stores vectors (the passage's, its sentences' back to back, its token vectors as
+   * `Embedder.embedPassages` packs them), each row's only if it still has the text they were
+   * computed from.
    */
   async setVectors(
-    rows: { ref: string; contentHash: string; embedding: Float32Array; sentences: Float32Array }[],
+    rows: {
+      ref: string;
+      contentHash: string;
+      embedding: Float32Array;
+      sentences: Float32Array;
+      tokens: Uint8Array;
+    }[],
     model: string,
   ): Promise<void> {
     await this.db.query(
       `UPDATE docs_search.passages p SET embedding = x.embedding, sentence_embeddings = x.sentences,
-         embedding_model = $2
-       FROM jsonb_to_recordset($1::jsonb) AS x(ref text, content_hash text, embedding real[], sentences real[])
+         token_vectors = decode(x.tokens, 'base64'), embedding_model = $2
+       FROM jsonb_to_recordset($1::jsonb) AS x(ref text, content_hash text, embedding real[], sentences real[],
+         tokens text)
        WHERE p.ref = x.ref AND p.content_hash = x.content_hash`,
       [
         JSON.stringify(
@@ -120,11 +129,36 @@ export class PassageStore {
             content_hash: r.contentHash,
             embedding: Array.from(r.embedding),
             sentences: Array.from(r.sentences),
+            tokens: Buffer.from(r.tokens.buffer, r.tokens.byteOffset, r.tokens.byteLength).toString('base64'),
           })),
         ),
         model,
       ],
     );
+  }
+
+  /**
+   * The stored token vectors of `model` of those of `refs` that have them (late interaction reads
+   * a few passages' per question; all of them would be ~90 MB in memory).
+   */
+  async tokenVectors(refs: string[], model: string): Promise<Map<string, Uint8Array>> {
+    if (!refs.length) return new Map();
+    const res = await this.db.query<{ ref: string; token_vectors: Buffer }>(
+      `SELECT ref, token_vectors FROM docs_search.passages
+       WHERE ref = ANY($1::text[]) AND embedding_model = $2 AND token_vectors IS NOT NULL`,
+      [refs, model],
+    );
+    return new Map(res.rows.map((r) => [r.ref, r.token_vectors]));
+  }
+
+  /** Bytes of stored token vectors of `model`, and how many passages have them. */
+  async tokenVectorSize(model: string): Promise<{ passages: number; bytes: number }> {
+    const res = await this.db.query<{ n: string; bytes: string | null }>(
+      `SELECT count(*) AS n, sum(octet_length(token_vectors)) AS bytes FROM docs_search.passages
+       WHERE embedding_model = $1 AND token_vectors IS NOT NULL`,
+      [model],
+    );
+    return { passages: Number(res.rows[0].n), bytes: Number(res.rows[0].bytes ?? 0) };
   }
 
   /** Rows still waiting for a vector of `model`. */

@@ -197,16 +197,26 @@ export class Retriever {
   /**
    * The first `rerankDepth` of `found` re-ordered by the reciprocal ranks of their order and of
    * their late-interaction scores for the question (its own words: an expected answer's words
-   * would outvote them); the rest follow in their order. If the embedding thread fails, `found`
-   * as it is.
+   * would outvote them); the rest follow in their order. If the embedding thread or reading the
+   * token vectors fails, `found` as it is.
    */
   private async rerank(question: string, found: Retrieved[]): Promise<Retrieved[]> {
     const { rerankDepth, rerankWeight, rerankK } = this.ranking;
     const head = found.slice(0, rerankDepth);
-    const scores = await this.embedder
-      ?.lateInteraction(
-        question,
-        head.map((r) => embeddingText(r.passage)),
+    const embedder = this.embedder;
+    if (!embedder) return found;
+    // Stored token vectors where the index has them; a passage indexed before its vectors were
+    // is read from its text (the embedding thread keeps what it read for a while).
+    const scores = await this.store
+      .tokenVectors(
+        head.map((r) => r.passage.ref),
+        embedder.modelId,
+      )
+      .then((stored) =>
+        embedder.lateInteraction(
+          question,
+          head.map((r) => stored.get(r.passage.ref) ?? embeddingText(r.passage)),
+        ),
       )
       .catch(() => undefined);
     if (!scores) return found;
