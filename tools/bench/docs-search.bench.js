@@ -4,8 +4,8 @@
 // set in tools/bench/docs-search/questions.json and prints:
 //   - index build time, cold (every passage embedded) and warm (nothing changed);
 //   - retrieval recall@1/@3/@5 for full text only (the baseline) and hybrid (full text + vectors,
-//     then late interaction over the first 10), variants without each part, and retrieval latency
-//     p50/p95 (the shipped ranking twice: on new passages, then with their token vectors kept);
+//     then late interaction over the first 25 by their stored token vectors), variants without
+//     each part or with other depths, and retrieval latency p50/p95; the token vectors' size;
 //     exact cosine cost per query over the stored vectors and over 5,000 synthetic vectors;
 //   - with a language model (WDS_LLM_BASE_URL, e.g. the embedded one `npm start` runs): answer
 //     latency p50/p95, citation precision (cited passages the question's expectations name) and
@@ -125,6 +125,10 @@ async function main() {
     const cold = await buildIndex(store, passages, embedder);
     const coldElu = performance.eventLoopUtilization(elu0).utilization;
     const warm = await buildIndex(store, passages, embedder);
+    const tokenSize = await store.tokenVectorSize(embedder.modelId);
+    say(
+      `token vectors: ${tokenSize.passages} passages, ${(tokenSize.bytes / 1024 / 1024).toFixed(1)} MiB (${(tokenSize.bytes / (384 + 4)).toFixed(0)} tokens)`,
+    );
     say(
       `index: cold ${cold.ms} ms (${cold.embedded} embedded, ${(cold.ms / cold.embedded).toFixed(1)} ms/passage); warm ${warm.ms} ms (${warm.embedded} embedded, ${warm.unchanged} unchanged)`,
     );
@@ -132,29 +136,27 @@ async function main() {
     const topK = Number(process.env.BENCH_DOCS_TOP_K || 3);
     const text = new Retriever(store, undefined);
     const table = [];
-    // Each variant with late interaction gets its own embedding thread (`fresh`): the thread keeps
-    // passages' token vectors, and a variant run after another would find them all computed. The
-    // shipped ranking (last; the misses below are its) is then run a second time on its own
-    // thread's kept token vectors: the latency of questions whose passages were read before.
-    const fresh = async (ranking) => {
-      const own = await Embedder.load(modelDir);
-      return { retriever: new Retriever(store, own, ranking), close: () => own.close() };
-    };
-    const shipped = await fresh({});
+    // Late interaction reads the token vectors stored with the index, so the variants share one
+    // embedding thread (before session 29 each had its own: the thread kept the token vectors it
+    // computed, and a variant run after another would have found them computed).
+    const variant = (ranking) => ({ retriever: new Retriever(store, embedder, ranking) });
+    const shipped = variant({});
     const hybrid = shipped.retriever;
-    for (const [name, variant] of [
+    for (const [name, variant_] of [
       ['full text only (baseline)', { retriever: text }],
-      ['hybrid, no user-docs prior', await fresh({ internalPrior: 1, measurementLogPrior: 1 })],
-      ['hybrid, no per-source cap', await fresh({ perSource: 0 })],
-      ['hybrid, no sentence vectors', await fresh({ sentenceWeight: 0 })],
-      ['hybrid, no late interaction', { retriever: new Retriever(store, embedder, { rerankDepth: 0 }) }],
-      ['hybrid, late interaction 25', await fresh({ rerankDepth: 25 })],
+      ['hybrid, no user-docs prior', variant({ internalPrior: 1, measurementLogPrior: 1 })],
+      ['hybrid, no sentence vectors', variant({ sentenceWeight: 0 })],
+      ['hybrid, no late interaction', variant({ rerankDepth: 0 })],
+      ['hybrid, late interaction 10', variant({ rerankDepth: 10 })],
+      ['hybrid, li 10, no cap', variant({ rerankDepth: 10, perSource: 0 })],
+      ['hybrid, no per-source cap', variant({ perSource: 0 })],
+      ['hybrid, late interaction 40', variant({ rerankDepth: 40 })],
+      ['hybrid, li 40, no cap', variant({ rerankDepth: 40, perSource: 0 })],
       ['hybrid (shipped)', shipped],
-      ['hybrid, token vectors kept', shipped],
     ]) {
       // Each variant loads the stored vectors itself (before 2026-11-27 evening only the shipped
       // one did, so the variants' rows were full text with that knob changed).
-      const r = variant.retriever;
+      const r = variant_.retriever;
       await r.refresh();
       const runs = [];
       const times = [];
@@ -164,8 +166,7 @@ async function main() {
         times.push(performance.now() - t0);
         runs.push({ question, retrieved: got.map((x) => x.passage), top: got });
       }
-      if (variant !== shipped) await variant.close?.();
-      table.push({ name, variant, runs, times });
+      table.push({ name, runs, times });
       say(
         `${name.padEnd(30)} recall@1 ${recallAt(1, runs).toFixed(3)}  @3 ${recallAt(3, runs).toFixed(3)}  @5 ${recallAt(5, runs).toFixed(3)}  latency p50 ${ms(percentile(times, 50))} p95 ${ms(percentile(times, 95))}`,
       );
@@ -243,7 +244,7 @@ async function main() {
       say(
         'answers: skipped (no WDS_LLM_BASE_URL; point it at the embedded model `npm start` runs, or a provider)',
       );
-      await Promise.all([embedder.close(), shipped.close()]);
+      await embedder.close();
       return;
     }
     const llm = new OpenAiCompatibleLlm(llmConfig);
@@ -397,7 +398,7 @@ async function main() {
         `${modelCited.reduce((n, r) => n + r.cited.length, 0)} citations; after it: ${answered.reduce((n, r) => n + r.cited.length, 0)} ` +
         `(${reattributed} of them passages the answer was taken from that the model had not cited)`,
     );
-    await Promise.all([embedder.close(), shipped.close()]);
+    await embedder.close();
   } finally {
     await cleanup();
   }

@@ -26,7 +26,7 @@ export const DocsSearchConfig = CommonEnv.extend({
    * (tools/bench/docs-search/measurements.md, session 28). 25 ranked the design questions better
    * still (0.908 against 0.893) at ~4 times the cost.
    */
-  WDS_DOCS_RERANK_DEPTH: envInt({ min: 0, max: 40 }).default(10),
+  WDS_DOCS_RERANK_DEPTH: envInt({ min: 0, max: 40 }).default(25),
   /** Time the model gets to write an answer before the best passages are quoted instead. */
   WDS_DOCS_ANSWER_TIMEOUT_MS: envInt({ min: 1000, max: 600_000 }).default(50_000),
   /**

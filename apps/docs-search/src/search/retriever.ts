@@ -52,7 +52,8 @@ const VECTOR_WEIGHT = 0.6;
  */
 const SENTENCE_WEIGHT = 0.6;
 /**
- * At most this many of the passages returned come from one source while others are left: the
+ * At most this many of the passages returned (after the late-interaction re-ordering) come from
+ * one source while others are left: the
  * model is shown three passages, and three sections of one document (typically neighbouring
  * OpenAPI operations, `interact` post and delete) leave out the user docs that answer. Passages
  * over the cap are only used when nothing else is left. Measured with the sentence ranking it no
@@ -67,11 +68,13 @@ const PER_SOURCE = 2;
  * one, with constant RERANK_K (large: the two orders are blended, neither one's head dominates).
  * A passage's one vector averages its many topics, and full text matches word stems only; token
  * vectors match each of the question's words, in context, with the passage's closest one.
- * Measured offline over the shipped ranking's first 25 (measurements.md, session 27: recall@3 over
- * the 131 design questions 0.885 → 0.901 at depth 10 and 0.908 at 25, weight 1) and live in
- * session 28 (see there).
+ * The token vectors are stored with the index, so the re-ordering costs milliseconds per passage
+ * (before session 29 they were computed per question: ~1 s for 10, so 10 shipped). Session 29,
+ * live, the cap applied after the re-ordering: recall@3 over the 131 design questions 0.885 (none)
+ * → 0.901 (10) → 0.916 (25) = 0.916 (40); all 181 0.862 → 0.878 → 0.890 → 0.884; held out
+ * A + B 0.80 → 0.82 → 0.82 → 0.80; ~150 ms per question at 25 (measurements.md, session 29).
  */
-const RERANK_DEPTH = 10;
+const RERANK_DEPTH = 25;
 const RERANK_WEIGHT = 1;
 const RERANK_K = 60;
 
@@ -182,7 +185,10 @@ export class Retriever {
     if (sentenceWeight > 0) add(vector.sentences, 'vector', sentenceWeight);
     const ranked = [...fused.entries()].sort((a, b) => b[1].score - a[1].score || a[0].localeCompare(b[0]));
     const rerank = this.ranking.rerankDepth > 0 && vector.query !== undefined;
-    const top = capPerSource(ranked, rerank ? Math.max(k, this.ranking.rerankDepth) : k, perSource);
+    // Re-ordered, the first rerankDepth of the whole ranking; then the per-source cap picks the k.
+    const top = rerank
+      ? ranked.slice(0, Math.max(k, this.ranking.rerankDepth))
+      : capPerSource(ranked, k, perSource);
     const passages = await this.store.get(top.map(([ref]) => ref));
     const found = top.flatMap(([ref, e]): Retrieved[] => {
       const passage = passages.get(ref);
@@ -191,7 +197,15 @@ export class Retriever {
       const focus = vector.query && sentences?.length ? cosines(vector.query, sentences) : undefined;
       return [{ passage, score: e.score, via: [...e.via], ...(focus ? { focus } : {}) }];
     });
-    return (rerank ? await this.rerank(question, found) : found).slice(0, k);
+    if (!rerank) return found;
+    const reordered = await this.rerank(question, found);
+    return capPerSource(
+      reordered.map(
+        (r) => [r.passage.ref, { source: r.passage.source, r }] as [string, { source: string; r: Retrieved }],
+      ),
+      k,
+      perSource,
+    ).map(([, { r }]) => r);
   }
 
   /**
