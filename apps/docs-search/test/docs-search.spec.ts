@@ -237,6 +237,11 @@ describe('docs-search index (real PostgreSQL, all-MiniLM-L6-v2 on onnxruntime)',
     // Bytes that are not token vectors fail the call; the thread goes on serving.
     await expect(embedder.lateInteraction(question, [new Uint8Array(7)])).rejects.toThrow(/384-dimensional/);
     expect(await embedder.lateInteraction(question, [tokens[0]])).toEqual([fromTokens[0]]);
+    // Once the question was embedded for the vector rankings, its token vectors come from that
+    // run of the model: the same scores.
+    await embedder.embed([question], { query: true, urgent: true });
+    const afterEmbedding = await embedder.lateInteraction(question, tokens);
+    afterEmbedding.forEach((s, i) => expect(s).toBeCloseTo(fromTokens[i], 5));
   });
 
   it('re-orders the first passages by late interaction, and only those', async () => {
@@ -273,12 +278,16 @@ describe('docs-search index (real PostgreSQL, all-MiniLM-L6-v2 on onnxruntime)',
     const size = await store.tokenVectorSize(embedder.modelId);
     expect(size.passages).toBe(await store.count());
     expect(size.bytes).toBeGreaterThan(size.passages * (EMBEDDING_DIMENSIONS + 4) * 5);
-    await db.query(`UPDATE docs_search.passages SET token_vectors = '\\x00'::bytea WHERE source = 'docs/b.md'`);
+    await db.query(
+      `UPDATE docs_search.passages SET token_vectors = '\\x00'::bytea WHERE source = 'docs/b.md'`,
+    );
     const broken = await reranked.retrieve(question, 3);
     expect(broken.map((x) => x.passage.ref)).toEqual(p.map((x) => x.passage.ref));
     expect(broken.some((x) => x.via.includes('rerank'))).toBe(false);
     await db.query(`UPDATE docs_search.passages SET token_vectors = NULL WHERE source = 'docs/b.md'`);
-    expect((await reranked.retrieve(question, 3)).map((x) => x.passage.ref)).toEqual(r.map((x) => x.passage.ref));
+    expect((await reranked.retrieve(question, 3)).map((x) => x.passage.ref)).toEqual(
+      r.map((x) => x.passage.ref),
+    );
     fs.rmSync(root, { recursive: true, force: true });
   });
 
