@@ -139,11 +139,10 @@ async function main() {
     // Late interaction reads the token vectors stored with the index, so the variants share one
     // embedding thread (before session 29 each had its own: the thread kept the token vectors it
     // computed, and a variant run after another would have found them computed).
-    const variant = (ranking) => ({ retriever: new Retriever(store, embedder, ranking) });
-    const shipped = variant({});
-    const hybrid = shipped.retriever;
-    for (const [name, variant_] of [
-      ['full text only (baseline)', { retriever: text }],
+    const variant = (ranking) => new Retriever(store, embedder, ranking);
+    const hybrid = variant({});
+    for (const [name, r] of [
+      ['full text only (baseline)', text],
       ['hybrid, no user-docs prior', variant({ internalPrior: 1, measurementLogPrior: 1 })],
       ['hybrid, no sentence vectors', variant({ sentenceWeight: 0 })],
       ['hybrid, no late interaction', variant({ rerankDepth: 0 })],
@@ -152,11 +151,10 @@ async function main() {
       ['hybrid, no per-source cap', variant({ perSource: 0 })],
       ['hybrid, late interaction 40', variant({ rerankDepth: 40 })],
       ['hybrid, li 40, no cap', variant({ rerankDepth: 40, perSource: 0 })],
-      ['hybrid (shipped)', shipped],
+      ['hybrid (shipped)', hybrid],
     ]) {
       // Each variant loads the stored vectors itself (before 2026-11-27 evening only the shipped
       // one did, so the variants' rows were full text with that knob changed).
-      const r = variant_.retriever;
       await r.refresh();
       const runs = [];
       const times = [];

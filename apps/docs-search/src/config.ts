@@ -21,10 +21,9 @@ export const DocsSearchConfig = CommonEnv.extend({
   WDS_DOCS_TOP_K: envInt({ min: 1, max: 12 }).default(3),
   /**
    * First passages of the hybrid ranking re-ordered by late interaction (MaxSim over the embedding
-   * model's token vectors; 0: off). 10: recall@3 over 181 questions 0.862 -> 0.873, @1 0.630 ->
-   * 0.663, @5 0.878 -> 0.912, for ~1 s of one core per question on passages not read before
-   * (tools/bench/docs-search/measurements.md, session 28). 25 ranked the design questions better
-   * still (0.908 against 0.893) at ~4 times the cost.
+   * model's token vectors, stored with the index; 0: off). 25: recall@3 over 181 questions 0.862
+   * -> 0.890, over the 131 design questions 0.885 -> 0.916 (10: 0.901; 40: 0.916), for ~150 ms of
+   * one core per question (tools/bench/docs-search/measurements.md, session 29).
    */
   WDS_DOCS_RERANK_DEPTH: envInt({ min: 0, max: 40 }).default(25),
   /** Time the model gets to write an answer before the best passages are quoted instead. */

@@ -166,14 +166,30 @@ async function main() {
     }
     return windows;
   }
-  // Each window's place among the passage's token rows; how many rows the passage has.
-  function place(windows) {
-    let at = 0;
+  // A passage's windows, each with the token rows it fills (\`rows\` from \`at\`) and, for the first,
+  // the vector to pool the passage's own vector into (when one is wanted).
+  function layout(text, vector) {
+    const windows = windowsOf(text);
+    let count = 0;
     for (const w of windows) {
-      w.at = at;
-      at += w.ids.length - 2 - w.skip;
+      w.at = count;
+      count += w.ids.length - 2 - w.skip;
     }
-    return at;
+    const rows = new Float32Array(count * dims);
+    windows.forEach((w, k) => {
+      w.rows = rows;
+      w.vector = k === 0 ? vector : undefined;
+    });
+    return { windows, rows };
+  }
+  // One run of the model over a few windows (of one passage or several): their token rows and
+  // passage vectors, in place.
+  async function readWindows(batch) {
+    const { hidden, width } = await forward(batch.map((w) => w.ids));
+    batch.forEach((w, r) => {
+      if (w.vector) pool(hidden, width, r, w.ids.length, w.vector);
+      unitRows(hidden, width, r, 1 + w.skip, w.ids.length - 1, w.rows, w.at);
+    });
   }
   // Token vectors as stored (migration 0005): per token a float32 scale (little-endian), then
   // every token's components as int8, each unit-vector component / its token's scale, rounded
@@ -212,13 +228,8 @@ async function main() {
       tokenCache.set(text, hit);
       return hit;
     }
-    const windows = windowsOf(text);
-    const rows = new Float32Array(place(windows) * dims);
-    for (let i = 0; i < windows.length; i += runBatch) {
-      const batch = windows.slice(i, i + runBatch);
-      const { hidden, width } = await forward(batch.map((w) => w.ids));
-      batch.forEach((w, r) => unitRows(hidden, width, r, 1 + w.skip, w.ids.length - 1, rows, w.at));
-    }
+    const { windows, rows } = layout(text);
+    for (let i = 0; i < windows.length; i += runBatch) await readWindows(windows.slice(i, i + runBatch));
     const packed = unpack(quantize(rows));
     if (packed.bytes <= tokenCacheBytes) {
       tokenCache.set(text, packed);
@@ -279,28 +290,19 @@ async function main() {
   // Passages being indexed: each one's vector and its token vectors (quantized), from the same
   // runs of the model; windows of all the passages in a job, shortest first, a few per run.
   function indexJob(m) {
-    const windows = m.index.map(windowsOf);
-    const rows = windows.map((ws) => new Float32Array(place(ws) * dims));
-    const order = windows
-      .flatMap((ws, p) => ws.map((w, k) => ({ ...w, p, k })))
-      .sort((a, b) => a.ids.length - b.ids.length);
     const vectors = new Float32Array(m.index.length * dims);
+    const passages = m.index.map((text, p) => layout(text, vectors.subarray(p * dims, (p + 1) * dims)));
+    const order = passages.flatMap((l) => l.windows).sort((a, b) => a.ids.length - b.ids.length);
     let done = 0;
     return {
       id: m.id,
       urgent: false,
       async step() {
         const batch = order.slice(done, done + runBatch);
-        if (batch.length) {
-          const { hidden, width } = await forward(batch.map((w) => w.ids));
-          batch.forEach((w, r) => {
-            if (w.k === 0) pool(hidden, width, r, w.ids.length, vectors.subarray(w.p * dims, (w.p + 1) * dims));
-            unitRows(hidden, width, r, 1 + w.skip, w.ids.length - 1, rows[w.p], w.at);
-          });
-        }
+        if (batch.length) await readWindows(batch);
         done += batch.length;
         if (done < order.length) return undefined;
-        const tokens = rows.map(quantize);
+        const tokens = passages.map((l) => quantize(l.rows));
         return [{ id: m.id, vectors, tokens }, [vectors.buffer, ...tokens.map((t) => t.buffer)]];
       },
     };
