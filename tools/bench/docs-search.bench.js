@@ -18,7 +18,8 @@
 // take the lock only once the index is built); otherwise WDS_LLM_BASE_URL names the
 // model. Knobs: BENCH_DOCS_QUESTIONS (limit the questions answered by the model; default all),
 // BENCH_DOCS_SKIP (start after this many questions), BENCH_DOCS_TOP_K (passages shown to the model; default 3, the service's default),
-// BENCH_DOCS_RECORD (a file to write each answer, its citations and the dropped ones to).
+// BENCH_DOCS_RECORD (a file to write each answer, its citations and the dropped ones to),
+// BENCH_DOCS_SHIPPED_ONLY=1 (retrieval: the shipped ranking's rows only, before the answers).
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -152,7 +153,7 @@ async function main() {
       ['hybrid, late interaction 40', variant({ rerankDepth: 40 })],
       ['hybrid, li 40, no cap', variant({ rerankDepth: 40, perSource: 0 })],
       ['hybrid (shipped)', hybrid],
-    ]) {
+    ].filter(([name]) => process.env.BENCH_DOCS_SHIPPED_ONLY !== '1' || name === 'hybrid (shipped)')) {
       // Each variant loads the stored vectors itself (before 2026-11-27 evening only the shipped
       // one did, so the variants' rows were full text with that knob changed).
       await r.refresh();
@@ -348,7 +349,14 @@ async function main() {
       const shown = lastRetrieved.map((r) => r.passage).slice(0, topK);
       records.push({
         q: question.q,
-        shown: shown.map((p) => ({ ref: p.ref, source: p.source, title: p.title, body: p.body })),
+        shown: shown.map((p, i) => ({
+          ref: p.ref,
+          source: p.source,
+          title: p.title,
+          body: p.body,
+          // The closest-sentence cosines that chose what of a long passage the model was shown.
+          focus: lastRetrieved[i].focus,
+        })),
         raw: lastRaw,
         expansion: lastExpansion?.text,
         retrieved: shown.map((p) => p.ref),
