@@ -2,8 +2,11 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
 import { SERVICE_KINDS } from '@wds/contracts';
 import { freePort } from '@wds/local-infra';
+import { Messaging } from '@wds/messaging';
+import { createLogger } from '@wds/observability';
 import { FIXTURE_TEXT, startFixtureSite, type FixtureSite } from '@wds/testing';
 import { callApi } from './support/http';
 import { StackProcess, isAlive, killMarked, markedProcesses } from './support/stack-process';
@@ -197,6 +200,41 @@ describe('the stack started by `npm start`', () => {
     expect(used.status).toBe(200); // authenticated
   });
 
+  it("keeps its NATS and PostgreSQL to itself: both refuse a client without the data directory's secrets", async () => {
+    const secrets = path.join(dataDir, 'secrets');
+    expect(fs.statSync(secrets).mode & 0o777).toBe(0o700);
+    for (const name of ['nats-token', 'postgres-password']) {
+      expect(fs.statSync(path.join(secrets, name)).mode & 0o777).toBe(0o600);
+    }
+    const logger = createLogger({ service: 'e2e-stack', level: 'silent' });
+    expect(stack.natsPort).toEqual(expect.any(Number));
+    await expect(
+      Messaging.connect({ servers: `nats://127.0.0.1:${stack.natsPort}`, name: 'e2e-intruder', logger }),
+    ).rejects.toThrow(/authorization/i);
+    const token = fs.readFileSync(path.join(secrets, 'nats-token'), 'utf8').trim();
+    const own = await Messaging.connect({
+      servers: `nats://${token}@127.0.0.1:${stack.natsPort}`,
+      name: 'e2e-own',
+      logger,
+    });
+    await own.drain();
+
+    // The password every local stack used to share is refused; the stack's own is accepted.
+    const shared = new Client({ connectionString: `postgres://wds:wds@127.0.0.1:${stack.postgresPort}/wds` });
+    await expect(shared.connect()).rejects.toMatchObject({ code: '28P01' });
+    await shared.end().catch(() => undefined);
+    const db = new Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      // Back to the shared password, as a cluster from before stacks had their own: the next start
+      // ('reuses the data on the next start') must move it to a new password of its own.
+      await db.query(`ALTER ROLE CURRENT_USER PASSWORD 'wds'`);
+    } finally {
+      await db.end();
+    }
+    fs.rmSync(path.join(secrets, 'postgres-password'));
+  });
+
   it('stops cleanly on SIGINT and leaves no process behind', async () => {
     const pids = [...stack.pids];
     expect(pids.length).toBeGreaterThanOrEqual(SERVICE_KINDS.length + 2);
@@ -216,6 +254,15 @@ describe('the stack started by `npm start`', () => {
       expect(stack.team).toBe(firstTeam);
       const used = await call(stack, 'GET', '/v2/crawl/active', { key: createdTeam.apiKey });
       expect(used.status).not.toBe(401);
+      // The cluster left on the shared password has a password of its own again.
+      const shared = new Client({
+        connectionString: `postgres://wds:wds@127.0.0.1:${stack.postgresPort}/wds`,
+      });
+      await expect(shared.connect()).rejects.toMatchObject({ code: '28P01' });
+      await shared.end().catch(() => undefined);
+      const db = new Client({ connectionString: stack.databaseUrl });
+      await db.connect();
+      await db.end();
       const { code } = await stack.stop('SIGTERM', 30_000);
       expect(code).toBe(0);
       expect(markedProcesses(mark)).toEqual([]);

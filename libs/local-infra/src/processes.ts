@@ -225,12 +225,24 @@ export interface NatsOptions {
   port?: number;
   /** Max payload in bytes (default 1 MiB, the NATS default). */
   maxPayload?: number;
+  /**
+   * Clients must present this token (letters, digits, `-`, `_`); the returned url carries it as
+   * `nats://<token>@127.0.0.1:<port>`, which `Messaging.connect` turns into the token option. A
+   * client of another server on the same machine (a second stack that took this port while this
+   * server was down) is then refused instead of joining the wrong one.
+   */
+  token?: string;
 }
+
+const NATS_TOKEN = /^[A-Za-z0-9_-]{16,256}$/;
 
 /** Starts nats-server with JetStream enabled, listening on 127.0.0.1. */
 export async function startNats(opts: NatsOptions): Promise<RunningServer> {
   const bin = findBinary('nats-server', [path.join(process.env.HOME ?? '/root', 'go', 'bin')]);
   if (!bin) throw new Error('nats-server not found: install it (apt-get install -y nats-server)');
+  if (opts.token !== undefined && !NATS_TOKEN.test(opts.token)) {
+    throw new Error('NATS token: 16 to 256 letters, digits, "-" or "_"');
+  }
   const port = opts.port ?? (await freePort());
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const logFile = path.join(opts.dataDir, 'nats-server.log');
@@ -242,9 +254,13 @@ export async function startNats(opts: NatsOptions): Promise<RunningServer> {
       `port: ${port}`,
       `max_payload: ${opts.maxPayload ?? 1024 * 1024}`,
       `jetstream { store_dir: "${path.join(opts.dataDir, 'jetstream')}" }`,
+      ...(opts.token ? [`authorization { token: "${opts.token}" }`] : []),
       '',
     ].join('\n'),
+    // The token is a secret: the file is the server's, not every local user's.
+    { mode: 0o600 },
   );
+  fs.chmodSync(confFile, 0o600);
   const out = fs.openSync(logFile, 'a');
   const [command, args] = withParentDeathSignal(bin, ['-c', confFile]);
   const child = spawn(command, args, { stdio: ['ignore', out, out] });
@@ -256,7 +272,7 @@ export async function startNats(opts: NatsOptions): Promise<RunningServer> {
     throw new Error(`${(err as Error).message}\n${tail(logFile)}`);
   }
   return {
-    url: `nats://127.0.0.1:${port}`,
+    url: opts.token ? `nats://${opts.token}@127.0.0.1:${port}` : `nats://127.0.0.1:${port}`,
     port,
     pid: child.pid,
     exited: exitOf(child),
@@ -270,6 +286,12 @@ export interface PostgresOptions {
   port?: number;
   user?: string;
   password?: string;
+  /**
+   * Passwords the user may still have in an existing cluster (one created before `password` was
+   * chosen): when `password` is refused and one of these is accepted, the user's password is
+   * changed to `password` before this returns.
+   */
+  previousPasswords?: string[];
   database?: string;
   /**
    * Crash-safe settings (fsync, synchronous commit, full page writes), for data that must survive
@@ -365,7 +387,7 @@ export async function startPostgres(opts: PostgresOptions): Promise<RunningServe
     throw new Error(`${(err as Error).message}\n${tail(logFile)}`);
   }
   const adminUrl = `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
-  await ensureDatabase(adminUrl, database);
+  await ensureDatabase(adminUrl, database, { previousPasswords: opts.previousPasswords });
   return {
     url: `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
     port,
@@ -388,7 +410,11 @@ function postgresUserIds(): { uid: number; gid: number } {
 }
 
 /** Creates `database` if it does not exist, retrying while the server finishes starting. */
-export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
+export async function ensureDatabase(
+  adminUrl: string,
+  database: string,
+  opts: { previousPasswords?: string[] } = {},
+): Promise<void> {
   // pg is loaded lazily so this module stays usable by scripts that never touch PostgreSQL.
   const { Client } = await import('pg');
   const deadline = Date.now() + 30_000;
@@ -401,6 +427,8 @@ export async function ensureDatabase(adminUrl: string, database: string): Promis
       return;
     } catch (err) {
       const code = (err as { code?: string }).code;
+      // 28P01 = invalid password: a cluster still on an earlier password gets the current one.
+      if (code === '28P01' && (await changePassword(adminUrl, opts.previousPasswords ?? []))) continue;
       // 57P03 = the database system is starting up
       if (Date.now() > deadline || (code !== '57P03' && code !== 'ECONNREFUSED' && code !== '42P04')) {
         if (code === '42P04') return; // created concurrently
@@ -411,4 +439,35 @@ export async function ensureDatabase(adminUrl: string, database: string): Promis
       await client.end().catch(() => undefined);
     }
   }
+}
+
+/**
+ * Signs in with each of `previous` in turn; on the first accepted, sets the user's password to the
+ * one `url` carries. False when none is accepted.
+ */
+async function changePassword(url: string, previous: string[]): Promise<boolean> {
+  const { Client } = await import('pg');
+  const target = new URL(url);
+  const wanted = decodeURIComponent(target.password);
+  for (const candidate of previous) {
+    if (candidate === wanted) continue;
+    const old = new URL(url);
+    old.password = encodeURIComponent(candidate);
+    const client = new Client({ connectionString: old.toString() });
+    try {
+      await client.connect();
+    } catch {
+      await client.end().catch(() => undefined);
+      continue;
+    }
+    try {
+      // ALTER ROLE takes no bind parameters: the literal is quoted (and the statement not logged).
+      await client.query('SET log_statement = none').catch(() => undefined);
+      await client.query(`ALTER ROLE CURRENT_USER PASSWORD '${wanted.replace(/'/g, "''")}'`);
+      return true;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+  return false;
 }

@@ -48,6 +48,46 @@ export interface ConnectOptions {
   logger: Logger;
 }
 
+/**
+ * `NATS_URL`'s comma-separated servers, with the credentials a URL may carry taken out of it as the
+ * client's options (the NATS client does not read them from the URL): `nats://<token>@host:port`
+ * for token authentication, `nats://<user>:<password>@host:port` for a user and password. All the
+ * servers that carry credentials must carry the same.
+ */
+export function natsServers(list: string): {
+  servers: string[];
+  token?: string;
+  user?: string;
+  pass?: string;
+} {
+  const servers: string[] = [];
+  let auth: { token?: string; user?: string; pass?: string } | undefined;
+  let authOf = '';
+  for (const raw of list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const at = raw.lastIndexOf('@');
+    if (at < 0) {
+      servers.push(raw);
+      continue;
+    }
+    const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(raw)?.[0] ?? '';
+    const userinfo = raw.slice(scheme.length, at);
+    const colon = userinfo.indexOf(':');
+    const user = decodeURIComponent(colon < 0 ? userinfo : userinfo.slice(0, colon));
+    const these = colon < 0 ? { token: user } : { user, pass: decodeURIComponent(userinfo.slice(colon + 1)) };
+    const key = JSON.stringify(these);
+    if (auth && key !== authOf) {
+      throw new Error('NATS_URL: every server must carry the same credentials');
+    }
+    auth = these;
+    authOf = key;
+    servers.push(scheme + raw.slice(at + 1));
+  }
+  return { servers, ...auth };
+}
+
 export type RpcHandler<D extends RpcDef> = (
   req: z.output<D['request']>,
   ctx: { headers: Record<string, string> },
@@ -78,7 +118,7 @@ export class Messaging {
 
   static async connect(opts: ConnectOptions): Promise<Messaging> {
     const nc = await connect({
-      servers: opts.servers.split(',').map((s) => s.trim()),
+      ...natsServers(opts.servers),
       name: opts.name,
       // Keep retrying forever after the first connection: a NATS restart must not kill services.
       maxReconnectAttempts: -1,

@@ -38,6 +38,8 @@ export const REDACT_PATHS = [
   'WDS_LLM_API_KEY',
   'DATABASE_URL',
   '*.DATABASE_URL',
+  'NATS_URL',
+  '*.NATS_URL',
 ];
 
 /**

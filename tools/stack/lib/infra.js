@@ -35,6 +35,65 @@ async function choosePort(preferred, what) {
 }
 
 /**
+ * The port asked for in `envName` (`WDS_NATS_PORT`, `WDS_POSTGRES_PORT`): unset or empty = the
+ * well-known port when free, else a free one; `0` = a free private port (what test stacks running
+ * side by side use, so one never takes another's well-known port while that one's server restarts);
+ * N = exactly N.
+ */
+function portSetting(envName) {
+  const raw = (process.env[envName] ?? '').trim();
+  if (raw === '') return undefined;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`${envName} must be a port number (0 = any free port), got "${raw}"`);
+  }
+  return port;
+}
+
+async function startInfraServer(envName, preferred, what, start) {
+  const asked = portSetting(envName);
+  if (asked === undefined) return startOnPort(preferred, what, start);
+  if (asked === 0) return start(await localInfra().freePort());
+  if (!(await isPortFree(asked))) throw new Error(`${envName}=${asked}: the port is taken`);
+  return start(asked);
+}
+
+/**
+ * A secret of this data directory (the NATS token, the PostgreSQL password): generated on the first
+ * start and kept in `<data dir>/secrets/<name>` (directory 700, file 600), so the services of this
+ * stack, and only they, can sign in to its servers: a service never joins another stack's NATS or
+ * PostgreSQL that took a port while this stack's server was restarting, and no other local user can
+ * read the queues or the database without root.
+ */
+function stackSecret(dir, name) {
+  const secrets = path.join(dir, 'secrets');
+  fs.mkdirSync(secrets, { recursive: true, mode: 0o700 });
+  fs.chmodSync(secrets, 0o700);
+  const file = path.join(secrets, name);
+  try {
+    const value = fs.readFileSync(file, 'utf8').trim();
+    if (value) return value;
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+  }
+  const value = crypto.randomBytes(24).toString('hex');
+  // Written whole and synced before it is used: a crash never leaves a half-written secret.
+  const tmp = `${file}.${process.pid}.tmp`;
+  const fd = fs.openSync(tmp, 'w', 0o600);
+  try {
+    fs.writeSync(fd, `${value}\n`);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+  return value;
+}
+
+/** The PostgreSQL password `npm start` gave clusters before they had one of their own. */
+const LEGACY_POSTGRES_PASSWORD = 'wds';
+
+/**
  * Starts a server on the preferred port when it is free, else on a free one. Another process (a
  * second stack starting at the same moment) may take the preferred port between the check and the
  * bind: then the start is retried once on a free port.
@@ -138,12 +197,13 @@ async function startInfra(dir) {
   const result = { natsUrl: process.env.NATS_URL, databaseUrl: process.env.DATABASE_URL, pids: {}, started };
   try {
     if (!result.natsUrl) {
-      const startNats = (port) => localInfra().startNats({ dataDir: path.join(dir, 'nats'), port });
-      const nats = await startOnPort(4222, 'NATS', startNats);
+      const token = stackSecret(dir, 'nats-token');
+      const startNats = (port) => localInfra().startNats({ dataDir: path.join(dir, 'nats'), port, token });
+      const nats = await startInfraServer('WDS_NATS_PORT', 4222, 'NATS', startNats);
       started.push({ name: 'nats', server: nats, start: startNats });
       result.natsUrl = nats.url;
       result.pids.nats = nats.pid;
-      log.info(`NATS (JetStream) on ${nats.url}, data in ${path.join(dir, 'nats')}`);
+      log.info(`NATS (JetStream) on ${redact(nats.url)}, data in ${path.join(dir, 'nats')}`);
     } else {
       log.info(`using NATS at ${redact(result.natsUrl)} (NATS_URL)`);
     }
@@ -151,8 +211,17 @@ async function startInfra(dir) {
       const pgDir = path.join(dir, 'postgres');
       checkNoOrphanPostgres(pgDir);
       // The stack's data must survive a machine crash, unlike the tests' throwaway clusters.
-      const startPg = (port) => localInfra().startPostgres({ dataDir: pgDir, port, durable: true });
-      const pg = await startOnPort(5432, 'PostgreSQL', startPg);
+      const password = stackSecret(dir, 'postgres-password');
+      // A cluster created before it had its own password is moved to it on this start.
+      const startPg = (port) =>
+        localInfra().startPostgres({
+          dataDir: pgDir,
+          port,
+          durable: true,
+          password,
+          previousPasswords: [LEGACY_POSTGRES_PASSWORD],
+        });
+      const pg = await startInfraServer('WDS_POSTGRES_PORT', 5432, 'PostgreSQL', startPg);
       started.push({ name: 'postgres', server: pg, dataDir: pgDir, start: startPg });
       result.databaseUrl = pg.url;
       result.pids.postgres = pg.pid;
@@ -206,7 +275,12 @@ function watchInfra(infra, entry, onSpawn) {
         watchInfra(infra, entry, onSpawn);
         return;
       } catch (err) {
-        log.warn(`restarting ${entry.name} failed (${err.message.split('\n')[0]}); trying again`);
+        // Services keep the server's address: only that port will do. A server another process
+        // started there meanwhile refuses this stack's services (it does not know their credentials).
+        const held = (await isPortFree(server.port))
+          ? ''
+          : `; port ${server.port} is held by another process`;
+        log.warn(`restarting ${entry.name} failed (${err.message.split('\n')[0]}${held}); trying again`);
       }
     }
   });
@@ -245,6 +319,8 @@ function redact(url) {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
+    // nats://<token>@host: the user part is the secret.
+    else if (u.username) u.username = '***';
     return u.toString();
   } catch {
     return url;

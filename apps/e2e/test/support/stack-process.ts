@@ -25,7 +25,10 @@ export class StackProcess {
   readonly processes = new Map<string, { pid: number; at: number }>();
   /** PostgreSQL's port, from the stack's start-up line (for checks on the ledger). */
   postgresPort: number | undefined;
+  /** NATS's port, from the stack's start-up line. */
+  natsPort: number | undefined;
   team: string | undefined;
+  private readonly dataDir: string;
   private readonly child: ChildProcess;
   private output = '';
   private exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -33,6 +36,7 @@ export class StackProcess {
 
   constructor(opts: StackOptions) {
     this.url = `http://127.0.0.1:${opts.port}`;
+    this.dataDir = opts.dataDir;
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       WDS_DATA_DIR: opts.dataDir,
@@ -46,6 +50,10 @@ export class StackProcess {
       // docs-search ranks by full text unless a suite asks for its embedding model: computing the
       // vectors of the whole reference costs ~40 s of CPU in every stack otherwise.
       WDS_DOCS_EMBEDDING_DIR: '',
+      // Private ports: stacks of suites running side by side never take one another's NATS or
+      // PostgreSQL port while its server restarts (a fault test kills them).
+      WDS_NATS_PORT: '0',
+      WDS_POSTGRES_PORT: '0',
       ...opts.env,
     };
     // The stack must start its own servers, as `npm start` does on a developer machine, unless the
@@ -74,10 +82,11 @@ export class StackProcess {
     });
   }
 
-  /** The stack's own PostgreSQL database (libs/local-infra's default user and password). */
+  /** The stack's own PostgreSQL database, signed in with the password `npm start` keeps for it. */
   get databaseUrl(): string {
     if (!this.postgresPort) throw new Error('the stack has not said where PostgreSQL listens');
-    return `postgres://wds:wds@127.0.0.1:${this.postgresPort}/wds`;
+    const password = fs.readFileSync(path.join(this.dataDir, 'secrets', 'postgres-password'), 'utf8').trim();
+    return `postgres://wds:${encodeURIComponent(password)}@127.0.0.1:${this.postgresPort}/wds`;
   }
 
   get pid(): number | undefined {
@@ -96,6 +105,8 @@ export class StackProcess {
     }
     const pg = /PostgreSQL on 127\.0\.0\.1:(\d+)/.exec(line);
     if (pg) this.postgresPort = Number(pg[1]);
+    const nats = /NATS \(JetStream\) on nats:\/\/(?:[^@\s]*@)?127\.0\.0\.1:(\d+)/.exec(line);
+    if (nats) this.natsPort = Number(nats[1]);
     const ready = /^WDS_READY url=(\S+) team=(\S+)$/.exec(line);
     if (ready) {
       this.team = ready[2];
