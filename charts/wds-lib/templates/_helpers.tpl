@@ -86,8 +86,9 @@ then migrates on start (WDS_MIGRATE_ON_START, serialised by an advisory lock per
 {{- $_ := set $env "OTEL_SERVICE_NAME" (include "wds-lib.app" .) -}}
 {{- with (dig "otel" "endpoint" "" $g) -}}{{- $_ := set $env "OTEL_EXPORTER_OTLP_ENDPOINT" . -}}{{- end -}}
 {{- if .Values.http.enabled -}}{{- $_ := set $env "PORT" (toString .Values.http.port) -}}{{- end -}}
+{{- /* The bundled NATS's URL carries its token: it comes from that release's Secret (secretKeyEnv). */ -}}
 {{- if eq (include "wds-lib.bundled" (list . "nats")) "true" -}}
-{{- $_ := set $env "NATS_URL" (printf "nats://%s-nats:4222" .Release.Name) -}}
+{{- $_ := unset $env "NATS_URL" -}}
 {{- end -}}
 {{- if eq (include "wds-lib.migrationsHook" .) "true" -}}{{- $_ := set $env "WDS_MIGRATE_ON_START" "false" -}}{{- end -}}
 {{- toYaml $env -}}
@@ -111,6 +112,13 @@ gets the admin token).
 
 {{/* The chart's secretKeys read from global.existingSecret (env entries, secretKeyRef). */}}
 {{- define "wds-lib.secretKeyEnv" -}}
+{{- if eq (include "wds-lib.bundled" (list . "nats")) "true" }}
+- name: NATS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ printf "%s-nats" .Release.Name | trunc 63 | trimSuffix "-" }}
+      key: NATS_URL
+{{- end }}
 {{- include "wds-lib.secretKeyRefs" (list . (.Values.secretKeys | default dict)) -}}
 {{- end -}}
 

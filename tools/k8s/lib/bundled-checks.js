@@ -4,6 +4,7 @@
 // the control plane) a real install whose StatefulSets get admitted Pods and whose generated
 // database password survives an upgrade.
 const fs = require('node:fs');
+const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
@@ -22,6 +23,42 @@ function documents(manifest) {
       name: /^ {2}name: (\S+)$/m.exec(text)?.[1],
     }))
     .filter((d) => d.kind);
+}
+
+/**
+ * A NATS client's handshake by hand (INFO, CONNECT with `token` when given, PING): the server's
+ * first answer after CONNECT, `PONG` or `-ERR 'Authorization Violation'`.
+ */
+function natsHandshake(port, token) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let buf = '';
+    let sent = false;
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer from nats-server on ${port}: ${buf}`));
+    }, 10_000);
+    socket.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    socket.on('data', (chunk) => {
+      buf += chunk.toString();
+      if (!sent && buf.includes('\r\n')) {
+        sent = true;
+        buf = '';
+        const opts = { verbose: false, pedantic: false, ...(token ? { auth_token: token } : {}) };
+        socket.write(`CONNECT ${JSON.stringify(opts)}\r\nPING\r\n`);
+        return;
+      }
+      const line = sent && buf.includes('\r\n') ? buf.split('\r\n')[0] : undefined;
+      if (line !== undefined) {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(line);
+      }
+    });
+  });
 }
 
 async function bundledStaticChecks(t, { helm, charts }) {
@@ -48,14 +85,32 @@ async function bundledStaticChecks(t, { helm, charts }) {
       const docs = documents(out);
       const sts = docs.filter((d) => d.kind === 'StatefulSet').map((d) => d.name);
       assert(sts.includes('wds-nats') && sts.includes('wds-postgresql'), `StatefulSets: ${sts.join(', ')}`);
+      // The bundled NATS's URL carries its generated token, so it comes from its Secret.
+      const natsSecret = docs.find((d) => d.kind === 'Secret' && d.name === 'wds-nats');
+      const token = natsSecret && /^ {2}token: "([A-Za-z0-9]{48})"$/m.exec(natsSecret.text)?.[1];
+      assert(token, 'the bundled NATS Secret has no 48-character token');
+      assert(
+        natsSecret.text.includes(`NATS_URL: "nats://${token}@wds-nats:4222"`),
+        'the bundled NATS Secret has no NATS_URL carrying its token',
+      );
+      const natsSts = docs.find((d) => d.kind === 'StatefulSet' && d.name === 'wds-nats');
+      assert(
+        /- name: NATS_TOKEN\n\s+valueFrom: \{ secretKeyRef: \{ name: wds-nats, key: token \} \}/.test(
+          natsSts.text,
+        ),
+        'nats-server does not get NATS_TOKEN from its Secret',
+      );
       for (const svc of SERVICES) {
         const cm = docs.find((d) => d.kind === 'ConfigMap' && d.name === `wds-${svc}`);
-        assert(
-          cm && /NATS_URL: "nats:\/\/wds-nats:4222"/.test(cm.text),
-          `${svc}: NATS_URL is not the bundled NATS`,
-        );
+        assert(cm && !/NATS_URL/.test(cm.text), `${svc}: NATS_URL is in the ConfigMap`);
         assert(!/WDS_MIGRATE_ON_START: "false"/.test(cm.text), `${svc}: migrations are off at start`);
         const dep = docs.find((d) => d.kind === 'Deployment' && d.name === `wds-${svc}`);
+        assert(
+          /- name: NATS_URL\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: wds-nats\n\s+key: NATS_URL/.test(
+            dep.text,
+          ),
+          `${svc}: NATS_URL does not come from the bundled NATS Secret`,
+        );
         assert(
           /- name: DATABASE_URL\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: wds-postgresql\n\s+key: DATABASE_URL/.test(
             dep.text,
@@ -74,7 +129,7 @@ async function bundledStaticChecks(t, { helm, charts }) {
   );
 
   await t.check(
-    'nats (bundled): its rendered configuration starts a real nats-server with JetStream',
+    'nats (bundled): its rendered configuration starts a real nats-server with JetStream that admits only its token',
     async () => {
       const which = run('nats-server', ['--version']);
       assert(which.code === 0, `nats-server is not installed: ${which.stderr}`);
@@ -99,8 +154,9 @@ async function bundledStaticChecks(t, { helm, charts }) {
           .replace('0.0.0.0:4222', `127.0.0.1:${client}`)
           .replace('0.0.0.0:8222', `127.0.0.1:${monitor}`),
       );
+      const token = 'T'.repeat(8) + Math.random().toString(36).slice(2).padEnd(12, 'x');
       const child = spawn('nats-server', ['--config', path.join(dir, 'nats.conf')], {
-        env: { ...process.env, POD_NAME: 'r-nats-0' },
+        env: { ...process.env, POD_NAME: 'r-nats-0', NATS_TOKEN: token },
         stdio: 'ignore',
       });
       try {
@@ -115,6 +171,12 @@ async function bundledStaticChecks(t, { helm, charts }) {
         assert(/"ok"/.test(status), `JetStream did not come up: ${status}`);
         const jsz = await (await fetch(`http://127.0.0.1:${monitor}/jsz`)).json();
         assert(jsz.config?.max_storage === 8 * 1024 ** 3, `JetStream file store ${jsz.config?.max_storage}`);
+        const admitted = await natsHandshake(client, token);
+        assert(admitted === 'PONG', `the token was not admitted: ${admitted}`);
+        for (const bad of [undefined, `${token}x`]) {
+          const refused = await natsHandshake(client, bad);
+          assert(/Authorization Violation/i.test(refused), `a client without the token got: ${refused}`);
+        }
       } finally {
         child.kill('SIGKILL');
         fs.rmSync(dir, { recursive: true, force: true });
@@ -159,29 +221,37 @@ async function bundledClusterChecks(t, { kube, charts }) {
       assert(settled.ok, settled.problems.join('\n'));
     },
   );
-  await t.check('global.bundled: the generated database password survives helm upgrade', async () => {
-    const before = kube.json(['get', 'secret', 'wds-postgresql', '-n', ns]).data;
-    assert(before.password && before.DATABASE_URL, 'the bundled Secret has no password or DATABASE_URL');
-    const r = await kube.helmWithHooks(
-      [
-        'upgrade',
-        'wds',
-        chart,
-        '-n',
+  await t.check(
+    'global.bundled: the generated database password and NATS token survive helm upgrade',
+    async () => {
+      const before = kube.json(['get', 'secret', 'wds-postgresql', '-n', ns]).data;
+      assert(before.password && before.DATABASE_URL, 'the bundled Secret has no password or DATABASE_URL');
+      const natsBefore = kube.json(['get', 'secret', 'wds-nats', '-n', ns]).data;
+      assert(natsBefore.token && natsBefore.NATS_URL, 'the bundled NATS Secret has no token or NATS_URL');
+      const r = await kube.helmWithHooks(
+        [
+          'upgrade',
+          'wds',
+          chart,
+          '-n',
+          ns,
+          '--reuse-values',
+          '--set',
+          'global.env.LOG_LEVEL=debug',
+          '--timeout',
+          '5m',
+        ],
         ns,
-        '--reuse-values',
-        '--set',
-        'global.env.LOG_LEVEL=debug',
-        '--timeout',
-        '5m',
-      ],
-      ns,
-    );
-    assert(r.code === 0, `helm upgrade failed:\n${r.stderr.trim().slice(-3000)}`);
-    const after = kube.json(['get', 'secret', 'wds-postgresql', '-n', ns]).data;
-    assert(after.password === before.password, 'the upgrade changed the database password');
-    assert(after.DATABASE_URL === before.DATABASE_URL, 'the upgrade changed DATABASE_URL');
-  });
+      );
+      assert(r.code === 0, `helm upgrade failed:\n${r.stderr.trim().slice(-3000)}`);
+      const after = kube.json(['get', 'secret', 'wds-postgresql', '-n', ns]).data;
+      assert(after.password === before.password, 'the upgrade changed the database password');
+      assert(after.DATABASE_URL === before.DATABASE_URL, 'the upgrade changed DATABASE_URL');
+      const natsAfter = kube.json(['get', 'secret', 'wds-nats', '-n', ns]).data;
+      assert(natsAfter.token === natsBefore.token, 'the upgrade changed the NATS token');
+      assert(natsAfter.NATS_URL === natsBefore.NATS_URL, 'the upgrade changed NATS_URL');
+    },
+  );
 }
 
 module.exports = { bundledStaticChecks, bundledClusterChecks };
