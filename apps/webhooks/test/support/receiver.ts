@@ -18,7 +18,8 @@ export class Receiver {
   readonly requests: Received[] = [];
   private readonly behaviours = new Map<string, Behaviour>();
   private readonly counts = new Map<string, number>();
-  private readonly hanging = new Set<http.ServerResponse>();
+  /** Requests left unanswered, with their path. */
+  private readonly hanging = new Map<http.ServerResponse, string>();
   private readonly waiters: (() => void)[] = [];
   private server!: http.Server;
   private active = new Map<string, number>();
@@ -59,8 +60,25 @@ export class Receiver {
     return this.at(path);
   }
 
+  /** Requests to `path` being answered now (connections still open). */
+  openAt(path: string): number {
+    return this.active.get(path) ?? 0;
+  }
+
+  /** Answers every request to `path` left hanging so far with `status`; returns how many. */
+  release(path: string, status = 200): number {
+    let n = 0;
+    for (const [res, p] of this.hanging) {
+      if (p !== path) continue;
+      this.hanging.delete(res);
+      res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
+      n++;
+    }
+    return n;
+  }
+
   async close(): Promise<void> {
-    for (const res of this.hanging) res.destroy();
+    for (const res of this.hanging.keys()) res.destroy();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -88,7 +106,8 @@ export class Receiver {
       for (const wake of this.waiters.splice(0)) wake();
       const answer = (this.behaviours.get(path) ?? (() => 200))(n, received);
       if (answer === 'hang') {
-        this.hanging.add(res);
+        this.hanging.set(res, path);
+        res.once('close', () => this.hanging.delete(res));
         return;
       }
       res.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
