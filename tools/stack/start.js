@@ -229,14 +229,9 @@ async function main() {
  */
 function artifactUrlSecret(dir) {
   if (process.env.WDS_ARTIFACT_URL_SECRET) return process.env.WDS_ARTIFACT_URL_SECRET;
-  const file = path.join(dir, 'artifact-url-secret');
-  try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch {
-    const secret = require('node:crypto').randomBytes(32).toString('hex');
-    fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-    return secret;
-  }
+  return infra.keptSecret(path.join(dir, 'artifact-url-secret'), () =>
+    require('node:crypto').randomBytes(32).toString('hex'),
+  );
 }
 
 function serviceScript(name) {

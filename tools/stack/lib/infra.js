@@ -69,15 +69,21 @@ function stackSecret(dir, name) {
   const secrets = path.join(dir, 'secrets');
   fs.mkdirSync(secrets, { recursive: true, mode: 0o700 });
   fs.chmodSync(secrets, 0o700);
-  const file = path.join(secrets, name);
+  return keptSecret(path.join(secrets, name), () => crypto.randomBytes(24).toString('hex'));
+}
+
+/**
+ * The value kept in `file`, else `generate()`'s, written there first (mode 600, whole and synced
+ * before it is used: a crash never leaves a half-written secret).
+ */
+function keptSecret(file, generate) {
   try {
     const value = fs.readFileSync(file, 'utf8').trim();
     if (value) return value;
   } catch (err) {
     if (err.code !== 'ENOENT') throw err;
   }
-  const value = crypto.randomBytes(24).toString('hex');
-  // Written whole and synced before it is used: a crash never leaves a half-written secret.
+  const value = generate();
   const tmp = `${file}.${process.pid}.tmp`;
   const fd = fs.openSync(tmp, 'w', 0o600);
   try {
@@ -173,14 +179,7 @@ function checkNoOrphanPostgres(pgDir) {
 function bootstrapKey(dir) {
   if (process.env.WDS_BOOTSTRAP_API_KEY) return { key: process.env.WDS_BOOTSTRAP_API_KEY, source: 'env' };
   const file = path.join(dir, 'bootstrap-api-key');
-  if (fs.existsSync(file)) {
-    const key = fs.readFileSync(file, 'utf8').trim();
-    if (key) return { key, source: file };
-  }
-  const key = generateKey();
-  fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
-  fs.chmodSync(file, 0o600);
-  return { key, source: file };
+  return { key: keptSecret(file, generateKey), source: file };
 }
 
 /** Same shape as the keys the gateway issues: `wds_<12-char lookup prefix>_<256-bit secret>`. */
@@ -332,6 +331,7 @@ module.exports = {
   dataDir,
   acquireLock,
   bootstrapKey,
+  keptSecret,
   startInfra,
   superviseInfra,
   stopInfra,
