@@ -205,7 +205,7 @@ describe('the official Python SDK (firecrawl-py) against the stack', () => {
     expect(out.queue).toMatchObject({ jobs_in_queue: 0 });
   }, 180_000);
 
-  it('search: fails with the reason (web search is not built)', async () => {
+  it('search: fails with the reason (no search engine configured in this stack)', async () => {
     const out = await py(`
       try:
           client().search("kettles", limit=3)
@@ -214,7 +214,7 @@ describe('the official Python SDK (firecrawl-py) against the stack', () => {
           emit({"raised": type(e).__name__, "message": str(e)})
     `);
     expect(out.raised).toEqual(expect.any(String));
-    expect(out.message).toMatch(/Web search is not built/);
+    expect(out.message).toMatch(/Web search is not configured/);
   }, 60_000);
 
   it('crawl: cancel a running crawl', async () => {

@@ -175,8 +175,8 @@ describe('the stack started by `npm start`', () => {
     expect(doc.metadata?.scrapeId).toEqual(expect.any(String));
     // A failure comes back as the SDK's own error carrying our status and message.
     await expect(client.scrape(`${site.url}/article`, { formats: ['summary'] })).rejects.toThrow(/summary/i);
-    // Search is not built: the SDK's search fails with our reason, not a bare "not found".
-    await expect(client.search('kettles', { limit: 3 })).rejects.toThrow(/Web search is not built/);
+    // No search engine is configured here: the SDK's search fails with our reason, not a bare "not found".
+    await expect(client.search('kettles', { limit: 3 })).rejects.toThrow(/Web search is not configured/);
   }, 60_000);
 
   it('creates a team through the admin API whose key works', async () => {

@@ -13,6 +13,7 @@ import { HttpModule } from './http/http.module';
 import { LimitsModule } from './limits/limits.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { ScrapeModule } from './scrape/scrape.module';
+import { SearchModule } from './search/search.module';
 import { TeamModule } from './team/team.module';
 import { PendingRoutesModule } from './pending-routes/pending-routes.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -35,6 +36,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     BrowserModule,
     WebhooksModule,
     DocsSearchModule,
+    SearchModule,
     PendingRoutesModule,
   ],
 })

@@ -40,5 +40,20 @@ export const GatewayConfig = CommonEnv.extend({
   WDS_DOCS_SEARCH_RATE_PER_MINUTE: envInt({ min: 1, max: 100_000 }).default(20),
   /** How long the gateway waits for a docs-search answer before answering 504. */
   WDS_DOCS_SEARCH_TIMEOUT_MS: envInt({ min: 1000, max: 600_000 }).default(65_000),
+  /**
+   * Base URL of the SearXNG instance POST /v2/search asks (its JSON API, `search.formats` must list
+   * `json`); unset: web search answers 501.
+   */
+  WDS_SEARXNG_URL: z
+    .url()
+    .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')
+    .optional(),
+  /** SearXNG engines to ask (comma-separated names, e.g. `duckduckgo,brave`); unset: the instance's defaults. */
+  WDS_SEARXNG_ENGINES: z
+    .string()
+    .regex(/^[A-Za-z0-9 _.-]+(,[A-Za-z0-9 _.-]+)*$/, 'comma-separated engine names')
+    .optional(),
+  /** Results of one search scraped at once (scrapeOptions), at most the team's concurrency. */
+  WDS_SEARCH_SCRAPE_CONCURRENCY: envInt({ min: 1, max: 64 }).default(4),
 });
 export type GatewayConfig = z.output<typeof GatewayConfig>;

@@ -118,15 +118,22 @@ describe('gateway HTTP surface', () => {
         ]);
       }
     }
-    // Search (both SDKs' `search`): its query is checked, then a 501 says what to use instead.
+    // Search (both SDKs' `search`) without WDS_SEARXNG_URL: its body is checked, then a 501 says
+    // what is missing and what to use instead.
     const noQuery = await call(gw.url, 'POST', '/v2/search', { token: KEY, json: { limit: 3 } });
     expect(noQuery).toMatchObject({ status: 400, body: { code: 'BAD_REQUEST' } });
+    const customRange = await call(gw.url, 'POST', '/v2/search', {
+      token: KEY,
+      json: { query: 'kettles', tbs: 'cdr:1,cd_min:1/1/2024' },
+    });
+    expect(customRange).toMatchObject({ status: 400, body: { code: 'BAD_REQUEST' } });
+    expect(JSON.stringify(customRange.body)).toMatch(/custom date ranges/);
     const search = await call(gw.url, 'POST', '/v2/search', {
       token: KEY,
       json: { query: 'kettles', limit: 3, sources: ['web'] },
     });
     expect(search).toMatchObject({ status: 501, body: { code: 'NOT_IMPLEMENTED' } });
-    expect(search.body.error).toMatch(/^Web search is not built.*POST \/v2\/map/);
+    expect(search.body.error).toMatch(/^Web search is not configured.*WDS_SEARXNG_URL.*POST \/v2\/map/);
   });
 
   it('limits requests per minute with 429 and Retry-After', async () => {

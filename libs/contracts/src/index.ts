@@ -13,6 +13,7 @@ export * from './api/browser';
 export * from './api/interact';
 export * from './api/team';
 export * from './api/docs-search';
+export * from './api/search';
 export * from './api/admin';
 export * from './openapi';
 export * from './pricing';

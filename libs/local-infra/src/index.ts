@@ -1,3 +1,4 @@
 export * from './processes';
 export * from './model-catalogue';
 export * from './model-server';
+export * from './searxng';

@@ -7,3 +7,4 @@ export * from './agent-site';
 export * from './fault-proxy';
 export * from './service-stack';
 export * from './video-colours';
+export * from './search-engine';

@@ -29,13 +29,6 @@ const EXTRA_PENDING_ROUTES: readonly PendingRoute[] = [
     pathParams: z.object({ sessionId: z.uuid(), pageId: z.string().min(1).max(256) }),
     why: `Per-page recordings are not built: a session has one recording, of the page it shows (GET /v2/${base}/{sessionId}/replay)`,
   })),
-  {
-    // Both SDKs' `search` call it; it needs a web search engine, which this platform has none of.
-    method: 'post',
-    path: '/v2/search',
-    body: z.looseObject({ query: z.string().min(1).max(10_000) }),
-    why: 'Web search is not built: this platform has no search engine to ask. POST /v2/map lists the URLs of a site, and scrape, batch scrape, extract and agent read pages you name by URL',
-  },
 ];
 
 export function pendingRoutes(): PendingRoute[] {

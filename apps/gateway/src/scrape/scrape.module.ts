@@ -25,6 +25,6 @@ import { ScrapePageUseCase } from './scrape-page.usecase';
     },
     { provide: HitRecorder, inject: [Messaging], useFactory: (m: Messaging) => new HitRecorder(m) },
   ],
-  exports: [ScrapeClient],
+  exports: [ScrapeClient, ScrapePageUseCase],
 })
 export class ScrapeModule {}

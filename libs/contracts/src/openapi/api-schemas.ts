@@ -8,6 +8,7 @@ export * from '../api/browser';
 export * from '../api/interact';
 export * from '../api/team';
 export * from '../api/docs-search';
+export * from '../api/search';
 export * from '../api/admin';
 export * from '../api/webhooks';
 export * from '../api/webhook-deliveries';

@@ -253,6 +253,17 @@ export const OPERATIONS: readonly OperationDef[] = [
   },
   {
     method: 'post',
+    path: '/v2/search',
+    operationId: 'search',
+    summary: 'Search the web (through the configured SearXNG), optionally scraping each result',
+    tag: 'Search',
+    security: 'apiKey',
+    body: n('SearchRequest', api.SearchRequest),
+    success: ok(n('SearchResponse', api.SearchResponse)),
+    errors: [400, 402, 403, 501, 502, 503],
+  },
+  {
+    method: 'post',
     path: '/v2/batch/scrape',
     operationId: 'batchScrape',
     summary: 'Start a batch scrape',

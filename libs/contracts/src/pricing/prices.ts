@@ -26,6 +26,8 @@ export const CREDIT_PRICES = {
   changeTrackingJson: 4,
   /** POST /v2/map. */
   map: 1,
+  /** POST /v2/search: per started ten results returned (a scraped result is billed as a scrape besides). */
+  searchPerTenResults: 2,
   /** Browser sessions, per minute prorated by the second, with a one-minute minimum. */
   browserSessionPerMinute: 2,
   /** A browser session in which an interact prompt (the AI agent) ran, per minute instead. */
