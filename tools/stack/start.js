@@ -14,6 +14,7 @@ const infra = require('./lib/infra');
 const { ServiceProcess } = require('./lib/supervisor');
 const { ensureEmbeddingModel } = require('./lib/embedding-model');
 const { chosenModel, EmbeddedModel } = require('./lib/model');
+const { wantsLocalSearxng, LocalSearxng } = require('./lib/searxng');
 
 // Gateway last: its /health waits for every other kind anyway, and it should be the last to come up.
 const SERVICES = ['scraper', 'crawler', 'batch', 'browser-pool', 'billing', 'docs-search', 'webhooks'];
@@ -86,6 +87,7 @@ async function main() {
     log.info(`${reason}: stopping services`);
     await Promise.all(services.map((s) => s.stop(STOP_GRACE_MS)));
     await llm?.stop();
+    await searxng?.stop();
     const started = infraStarting && (await infraStarting.catch(() => undefined));
     if (started) await infra.stopInfra(started);
     releaseLock();
@@ -99,9 +101,12 @@ async function main() {
   process.on('exit', () => {
     services.forEach((s) => s.killNow());
     llm?.killNow();
+    searxng?.killNow();
   });
   let llm;
   let llmStarting;
+  let searxng;
+  let searxngStarting;
 
   let stack;
   try {
@@ -132,6 +137,20 @@ async function main() {
           : 'LLM: none (WDS_LOCAL_MODEL=none): LLM formats answer 400',
       );
     }
+    // A local SearXNG for web search, when asked for (WDS_LOCAL_SEARXNG=true).
+    if (wantsLocalSearxng()) {
+      searxng = new LocalSearxng({ onSpawn: announcePid });
+      await searxng.reservePort();
+      searxngStarting = searxng.start().then(
+        () => true,
+        (err) => {
+          log.warn(`search: the local SearXNG did not start (${err.message}); POST /v2/search will answer 503`);
+          return false;
+        },
+      );
+    } else if (!process.env.WDS_SEARXNG_URL) {
+      log.info('search: no SearXNG (WDS_SEARXNG_URL unset, WDS_LOCAL_SEARXNG not true): POST /v2/search answers 501');
+    }
     stack = await infraStarting;
   } catch (err) {
     releaseLock();
@@ -160,7 +179,12 @@ async function main() {
   delete baseEnv.WDS_ARTIFACT_URL_SECRET;
   // The key of artifact capability URLs goes to the two services that sign and check them only.
   const artifactSecret = { WDS_ARTIFACT_URL_SECRET: artifactUrlSecret(dir) };
-  const gatewayEnv = { PORT: String(port), WDS_BOOTSTRAP_API_KEY: key.key, ...artifactSecret };
+  const gatewayEnv = {
+    PORT: String(port),
+    WDS_BOOTSTRAP_API_KEY: key.key,
+    ...artifactSecret,
+    ...(searxng ? searxng.env() : {}),
+  };
   // docs-search ranks by meaning too when its embedding model (from PyPI, cached) is at hand.
   // WDS_DOCS_EMBEDDING_DIR set (even empty, as the e2e stacks do to save CPU) is used as it is.
   const embeddingDir =
@@ -205,6 +229,7 @@ async function main() {
   }
   // Ready means ready for LLM formats too (a first start waits for the model download).
   if (llmStarting) await llmStarting;
+  if (searxngStarting) await searxngStarting;
   if (shuttingDown) return;
   const team = await bootstrapTeamId(stack.databaseUrl);
   log.info('');

@@ -10,9 +10,26 @@ const SEARXNG_DIR = path.join(__dirname, '..', 'python', 'searxng');
 /** One SearXNG engine entry of its settings (`engine`, `name`, `categories`, engine options). */
 export type SearxngEngine = Record<string, unknown> & { name: string; engine: string };
 
+/**
+ * Engines of the packaged SearXNG settings a local run keeps by default: general web, images, news,
+ * papers and code, none needing an account.
+ */
+export const DEFAULT_SEARXNG_ENGINES = [
+  'duckduckgo',
+  'brave',
+  'wikipedia',
+  'bing',
+  'bing images',
+  'bing news',
+  'arxiv',
+  'github',
+];
+
 export interface SearxngOptions {
   /** The engines it asks (SearXNG settings `engines`): none of the packaged defaults are kept. */
-  engines: SearxngEngine[];
+  engines?: SearxngEngine[];
+  /** Else: the packaged engines of these names (default DEFAULT_SEARXNG_ENGINES). */
+  keepEngines?: string[];
   port?: number;
   /** Shared cache (default WDS_CACHE_DIR or ~/.cache/wds); the venv lives under <cacheDir>/searxng. */
   cacheDir?: string;
@@ -64,7 +81,7 @@ export async function startSearxng(opts: SearxngOptions): Promise<RunningSearxng
       server: { limiter: false, image_proxy: false, public_instance: false, method: 'GET' },
       search: { formats: ['html', 'json'] },
       outgoing: { request_timeout: opts.requestTimeoutSeconds ?? 5, enable_http2: false },
-      engines: opts.engines,
+      ...(opts.engines ? { engines: opts.engines } : { keep_engines: opts.keepEngines ?? DEFAULT_SEARXNG_ENGINES }),
     }),
   );
   const logFile = opts.logFile ?? path.join(dir, 'searxng.log');

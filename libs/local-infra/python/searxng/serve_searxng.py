@@ -1,10 +1,12 @@
 """Runs SearXNG (installed from PyPI into its own venv, see requirements.txt) for tests and local use.
 
-Usage: serve_searxng.py --port N --overrides FILE.json [--parent-pid PID]
+Usage: serve_searxng.py --port N --overrides FILE.json [--host ADDR] [--parent-pid PID]
 
 The packaged settings.yml is the base; `outgoing.proxies` is dropped from it (the package ships a
-SOCKS proxy on 127.0.0.1:10808 as its default), and the overrides replace `engines` and update
-`server`, `search`, `outgoing` and `general`. SearXNG's own code is imported, never copied.
+SOCKS proxy on 127.0.0.1:10808 as its default), and the overrides update `server`, `search`,
+`outgoing` and `general`. `engines` in the overrides replaces the packaged engines; otherwise
+`keep_engines` (names) keeps those of them, and without either all packaged engines stay.
+The secret key comes from SEARXNG_SECRET when set. SearXNG's own code is imported, never copied.
 """
 import argparse
 import importlib.util
@@ -44,6 +46,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--overrides", required=True)
+    ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--parent-pid", type=int)
     args = ap.parse_args()
     core = core_dir()
@@ -57,10 +60,21 @@ def main() -> None:
     for key in ("general", "server", "search", "outgoing"):
         settings.setdefault(key, {}).update(overrides.get(key, {}))
     settings["outgoing"].pop("proxies", None)
-    settings["server"].update({"port": args.port, "bind_address": "127.0.0.1"})
+    settings["server"].update({"port": args.port, "bind_address": args.host})
+    if os.environ.get("SEARXNG_SECRET"):
+        settings["server"]["secret_key"] = os.environ["SEARXNG_SECRET"]
     if not settings["server"].get("secret_key"):
         settings["server"]["secret_key"] = os.urandom(24).hex()
-    engines = overrides.get("engines", [])
+    if "engines" in overrides:
+        engines = overrides["engines"]
+    elif "keep_engines" in overrides:
+        keep = set(overrides["keep_engines"])
+        engines = [e for e in settings.get("engines", []) if e.get("name") in keep]
+        missing = keep - {e.get("name") for e in engines}
+        if missing:
+            sys.exit(f"keep_engines names engines the package does not have: {sorted(missing)}")
+    else:
+        engines = settings.get("engines", [])
     for engine in engines:
         # JSON object keys are strings; SearXNG looks safe-search levels up as integers.
         if isinstance(engine.get("safe_search_map"), dict):
