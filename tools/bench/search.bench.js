@@ -78,7 +78,12 @@ function startStack(env) {
 async function main() {
   const site = await startFixtureSite();
   const pages = ['/article', '/docs', '/docs/a', '/docs/b', '/blog'];
-  const corpus = pages.map((p, i) => ({ kind: 'web', url: `${site.url}${p}`, title: `Kettle page ${i}`, content: 'kettle' }));
+  const corpus = pages.map((p, i) => ({
+    kind: 'web',
+    url: `${site.url}${p}`,
+    title: `Kettle page ${i}`,
+    content: 'kettle',
+  }));
   const backend = await startSearchFixtureBackend(corpus);
   const searxng = await startTestSearxng(backend);
   const key = `bench-search-${crypto.randomBytes(12).toString('hex')}`;
@@ -115,21 +120,26 @@ async function main() {
     const scrapeOptions = { formats: ['markdown'], maxAge: 0 };
     const searchScrape = await measure(SCRAPE_ROUNDS, async () => {
       const json = await post('/v2/search', { query: 'kettle', limit: RESULTS, scrapeOptions });
-      if (!json.data.web.every((r) => typeof r.markdown === 'string')) throw new Error('a result was not scraped');
+      if (!json.data.web.every((r) => typeof r.markdown === 'string'))
+        throw new Error('a result was not scraped');
     });
     const oneByOne = await measure(SCRAPE_ROUNDS, async () => {
       await post('/v2/search', { query: 'kettle', limit: RESULTS });
       for (const p of pages) await post('/v2/scrape', { url: `${site.url}${p}`, ...scrapeOptions });
     });
     const f = (v) => v.toFixed(1).padStart(7);
-    out(`search: ${RESULTS} results per query, ${REQUESTS} sequential requests (${SCRAPE_ROUNDS} with scraping)`);
+    out(
+      `search: ${RESULTS} results per query, ${REQUESTS} sequential requests (${SCRAPE_ROUNDS} with scraping)`,
+    );
     out(`${'what'.padEnd(60)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)}`);
     const row = (what, r) => out(`${what.padEnd(60)} ${f(r.p50)} ${f(r.p95)}`);
     row('SearXNG directly (baseline)', direct);
     row('POST /v2/search (gateway + SearXNG)', gateway);
     row(`POST /v2/search with scrapeOptions (${RESULTS} pages scraped)`, searchScrape);
     row(`search, then ${RESULTS} POST /v2/scrape one by one (baseline)`, oneByOne);
-    out(`gateway overhead p50: ${(gateway.p50 - direct.p50).toFixed(1)} ms; scrapeOptions vs one by one: ${(oneByOne.p50 / searchScrape.p50).toFixed(2)}x faster`);
+    out(
+      `gateway overhead p50: ${(gateway.p50 - direct.p50).toFixed(1)} ms; scrapeOptions vs one by one: ${(oneByOne.p50 / searchScrape.p50).toFixed(2)}x faster`,
+    );
   } finally {
     await stack.stop();
     await searxng.stop();

@@ -144,12 +144,16 @@ async function main() {
       searxngStarting = searxng.start().then(
         () => true,
         (err) => {
-          log.warn(`search: the local SearXNG did not start (${err.message}); POST /v2/search will answer 503`);
+          log.warn(
+            `search: the local SearXNG did not start (${err.message}); POST /v2/search will answer 503`,
+          );
           return false;
         },
       );
     } else if (!process.env.WDS_SEARXNG_URL) {
-      log.info('search: no SearXNG (WDS_SEARXNG_URL unset, WDS_LOCAL_SEARXNG not true): POST /v2/search answers 501');
+      log.info(
+        'search: no SearXNG (WDS_SEARXNG_URL unset, WDS_LOCAL_SEARXNG not true): POST /v2/search answers 501',
+      );
     }
     stack = await infraStarting;
   } catch (err) {

@@ -30,15 +30,52 @@ function corpus(site: string): SearchFixtureEntry[] {
       title: 'Kettle back-pressure article',
       content: 'Why a kettle queue needs back-pressure',
     },
-    { kind: 'web', url: 'https://github.com/acme/kettle', title: 'acme/kettle on GitHub', content: 'kettle source' },
-    { kind: 'web', url: 'https://arxiv.org/abs/2401.00001', title: 'Kettle dynamics (paper)', content: 'kettle' },
-    { kind: 'web', url: 'https://example.org/kettle-manual.pdf', title: 'Kettle manual PDF', content: 'kettle' },
+    {
+      kind: 'web',
+      url: 'https://github.com/acme/kettle',
+      title: 'acme/kettle on GitHub',
+      content: 'kettle source',
+    },
+    {
+      kind: 'web',
+      url: 'https://arxiv.org/abs/2401.00001',
+      title: 'Kettle dynamics (paper)',
+      content: 'kettle',
+    },
+    {
+      kind: 'web',
+      url: 'https://example.org/kettle-manual.pdf',
+      title: 'Kettle manual PDF',
+      content: 'kettle',
+    },
     // Only a time range longer than a month, or none, returns it.
-    { kind: 'web', url: 'https://old.example.org/kettle', title: 'Kettle of 2019', content: 'kettle', ageHours: 24 * 400 },
-    { kind: 'web', url: 'https://adult.example.org/kettle', title: 'Kettle (adult)', content: 'kettle', adult: true },
-    ...SITE_TREE.map((p, i) => ({ kind: 'web' as const, url: `${site}${p}`, title: `Kettle guide ${i}`, content: 'kettle' })),
+    {
+      kind: 'web',
+      url: 'https://old.example.org/kettle',
+      title: 'Kettle of 2019',
+      content: 'kettle',
+      ageHours: 24 * 400,
+    },
+    {
+      kind: 'web',
+      url: 'https://adult.example.org/kettle',
+      title: 'Kettle (adult)',
+      content: 'kettle',
+      adult: true,
+    },
+    ...SITE_TREE.map((p, i) => ({
+      kind: 'web' as const,
+      url: `${site}${p}`,
+      title: `Kettle guide ${i}`,
+      content: 'kettle',
+    })),
     { kind: 'web', url: 'magnet:?xt=urn:btih:kettle', title: 'Kettle torrent', content: 'kettle' },
-    { kind: 'news', url: 'https://news.example.org/kettle-recall', title: 'Kettle recall announced', content: 'A kettle recall' },
+    {
+      kind: 'news',
+      url: 'https://news.example.org/kettle-recall',
+      title: 'Kettle recall announced',
+      content: 'A kettle recall',
+    },
     {
       kind: 'images',
       url: 'https://images.example.org/kettle',
@@ -130,7 +167,11 @@ describe('web search through SearXNG (both SDKs)', () => {
     expect(article.markdown).toContain(FIXTURE_TEXT.articleLead);
     expect(article.metadata).toMatchObject({ statusCode: 200, scrapeId: expect.any(String) });
     expect(out.news).toEqual([
-      expect.objectContaining({ url: 'https://news.example.org/kettle-recall', title: 'Kettle recall announced', position: 1 }),
+      expect.objectContaining({
+        url: 'https://news.example.org/kettle-recall',
+        title: 'Kettle recall announced',
+        position: 1,
+      }),
     ]);
     expect(out.images).toEqual([
       expect.objectContaining({
@@ -194,7 +235,9 @@ describe('web search through SearXNG (both SDKs)', () => {
     const valid = await search({ query: 'kettle', limit: 20, ignoreInvalidURLs: true });
     expect(valid.body.data.web.map((r: any) => r.url)).not.toContain('magnet:?xt=urn:btih:kettle');
 
-    const activity = await callApi(stack.url, 'GET', '/v2/team/activity?endpoint=search&limit=100', { key: KEY });
+    const activity = await callApi(stack.url, 'GET', '/v2/team/activity?endpoint=search&limit=100', {
+      key: KEY,
+    });
     expect(activity.status).toBe(200);
     expect(activity.body.data.map((a: any) => a.id)).toContain(all.body.id);
   }, 120_000);
@@ -202,7 +245,12 @@ describe('web search through SearXNG (both SDKs)', () => {
   it('answers nothing found with a warning, and bad input with 400 at no charge', async () => {
     const none = await search({ query: 'zzzqqq' });
     expect(none.status).toBe(200);
-    expect(none.body).toMatchObject({ success: true, data: { web: [] }, warning: 'No search results found', creditsUsed: 0 });
+    expect(none.body).toMatchObject({
+      success: true,
+      data: { web: [] },
+      warning: 'No search results found',
+      creditsUsed: 0,
+    });
     const before = await settledCredits();
     for (const body of [
       { query: '' },
@@ -228,7 +276,10 @@ describe('web search through SearXNG (both SDKs)', () => {
     ).result;
     expect(out.web).toHaveLength(3);
     expect(out.web[0]).toMatchObject({ url: `${site.url}/article`, title: 'Kettle back-pressure article' });
-    expect(out.news[0]).toMatchObject({ url: 'https://news.example.org/kettle-recall', title: 'Kettle recall announced' });
+    expect(out.news[0]).toMatchObject({
+      url: 'https://news.example.org/kettle-recall',
+      title: 'Kettle recall announced',
+    });
     const scraped = (
       await sdk.run(
         `

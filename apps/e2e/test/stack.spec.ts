@@ -184,7 +184,9 @@ describe('the stack started by `npm start`', () => {
     if (found.web!.length === 0) {
       expect(found.warning).toMatch(/engines that did not answer: .*(duckduckgo|brave|bing|wikipedia)/);
     } else {
-      expect(found.web![0]).toEqual(expect.objectContaining({ url: expect.stringMatching(/^https?:/), position: 1 }));
+      expect(found.web![0]).toEqual(
+        expect.objectContaining({ url: expect.stringMatching(/^https?:/), position: 1 }),
+      );
     }
   }, 60_000);
 

@@ -49,7 +49,8 @@ export interface RunningSearxng extends RunningServer {
  */
 export async function ensureSearxngRuntime(cacheDir = defaultCacheDir()): Promise<string> {
   const python = findBinary('python3');
-  if (!python) throw new Error('python3 (>= 3.10) not found: install it (apt-get install -y python3 python3-venv)');
+  if (!python)
+    throw new Error('python3 (>= 3.10) not found: install it (apt-get install -y python3 python3-venv)');
   fs.mkdirSync(cacheDir, { recursive: true });
   const child = spawn(python, [path.join(SEARXNG_DIR, 'provision_searxng.py'), cacheDir], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -81,7 +82,9 @@ export async function startSearxng(opts: SearxngOptions): Promise<RunningSearxng
       server: { limiter: false, image_proxy: false, public_instance: false, method: 'GET' },
       search: { formats: ['html', 'json'] },
       outgoing: { request_timeout: opts.requestTimeoutSeconds ?? 5, enable_http2: false },
-      ...(opts.engines ? { engines: opts.engines } : { keep_engines: opts.keepEngines ?? DEFAULT_SEARXNG_ENGINES }),
+      ...(opts.engines
+        ? { engines: opts.engines }
+        : { keep_engines: opts.keepEngines ?? DEFAULT_SEARXNG_ENGINES }),
     }),
   );
   const logFile = opts.logFile ?? path.join(dir, 'searxng.log');

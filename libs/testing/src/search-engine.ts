@@ -67,7 +67,12 @@ export async function startSearchFixtureBackend(corpus: SearchFixtureEntry[]): P
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
       JSON.stringify({
-        results: slice.map((e) => ({ url: e.url, title: e.title, content: e.content ?? '', img: e.img ?? '' })),
+        results: slice.map((e) => ({
+          url: e.url,
+          title: e.title,
+          content: e.content ?? '',
+          img: e.img ?? '',
+        })),
       }),
     );
   });

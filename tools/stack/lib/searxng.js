@@ -33,7 +33,10 @@ class LocalSearxng {
     this.server = undefined;
     this.stopping = false;
     this.failures = 0;
-    const names = (process.env.WDS_LOCAL_SEARXNG_ENGINES || '').split(',').map((s) => s.trim()).filter(Boolean);
+    const names = (process.env.WDS_LOCAL_SEARXNG_ENGINES || '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     this.engines = names.length > 0 ? names : localInfra().DEFAULT_SEARXNG_ENGINES;
   }
 

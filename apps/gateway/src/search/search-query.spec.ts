@@ -25,7 +25,9 @@ describe('tbs', () => {
     expect(parseTbs('cdr:1,cd_min:1/1/2024,cd_max:2/1/2024')).toMatch(/custom date ranges/);
     expect(parseTbs('qdr:x')).toMatch(/not understood/);
     expect(SearchRequest.safeParse({ query: 'k', tbs: 'qdr:z' }).success).toBe(false);
-    expect(SearchRequest.safeParse({ query: 'k', sources: [{ type: 'news', tbs: 'cdr:1' }] }).success).toBe(false);
+    expect(SearchRequest.safeParse({ query: 'k', sources: [{ type: 'news', tbs: 'cdr:1' }] }).success).toBe(
+      false,
+    );
   });
 });
 
@@ -44,7 +46,12 @@ describe('the request schema', () => {
     });
     expect(py.sources).toEqual([{ type: 'web' }, { type: 'news' }]);
     expect(py.scrapeOptions?.formats).toEqual(['markdown']);
-    const js = SearchRequest.parse({ query: 'q', sources: ['web', 'images'], categories: ['pdf'], origin: 'js-sdk@4' });
+    const js = SearchRequest.parse({
+      query: 'q',
+      sources: ['web', 'images'],
+      categories: ['pdf'],
+      origin: 'js-sdk@4',
+    });
     expect(js).toMatchObject({ limit: 10, timeout: 60000, ignoreInvalidURLs: false });
   });
 
@@ -69,10 +76,9 @@ describe('the request schema', () => {
   });
 
   it('normalises domains as users write them', () => {
-    expect(req({ includeDomains: ['https://www.GitHub.com/acme', 'docs.example.org'] }).includeDomains).toEqual([
-      'github.com',
-      'docs.example.org',
-    ]);
+    expect(
+      req({ includeDomains: ['https://www.GitHub.com/acme', 'docs.example.org'] }).includeDomains,
+    ).toEqual(['github.com', 'docs.example.org']);
   });
 });
 
@@ -113,7 +119,12 @@ describe('the engine query of a source', () => {
   it('warns of a location that names no country and leaves the defaults alone', () => {
     const r = req({ location: 'Atlantis' });
     const { query, warnings } = buildSourceQuery(r, sourcesOf(r)[0]);
-    expect(query).toMatchObject({ q: 'kettle', language: undefined, safesearch: undefined, timeRange: undefined });
+    expect(query).toMatchObject({
+      q: 'kettle',
+      language: undefined,
+      safesearch: undefined,
+      timeRange: undefined,
+    });
     expect(warnings).toEqual([expect.stringMatching(/Atlantis.*names no country/)]);
   });
 

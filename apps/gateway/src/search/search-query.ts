@@ -163,13 +163,17 @@ export function buildSourceQuery(
   const tbs = source.tbs ?? request.tbs;
   const time = tbs ? parseTbs(tbs) : { newestFirst: false };
   // The SearchRequest schema refused a tbs that does not parse.
-  const { timeRange, newestFirst } = typeof time === 'string' ? { timeRange: undefined, newestFirst: false } : time;
+  const { timeRange, newestFirst } =
+    typeof time === 'string' ? { timeRange: undefined, newestFirst: false } : time;
   let country = request.country;
   const location = source.location ?? request.location;
   if (location !== undefined) {
     const named = countryOfLocation(location);
     if (named) country = named;
-    else warnings.push(`location "${location}" names no country this service knows; results are not localised for it`);
+    else
+      warnings.push(
+        `location "${location}" names no country this service knows; results are not localised for it`,
+      );
   }
   return {
     query: {

@@ -170,7 +170,9 @@ export class SearchWebUseCase {
       } catch (err) {
         if (!signal.aborted) {
           if (pageno === 1) throw err;
-          warnings.push(`the engine failed on page ${pageno} of the ${source.type} results: fewer results than asked`);
+          warnings.push(
+            `the engine failed on page ${pageno} of the ${source.type} results: fewer results than asked`,
+          );
           break;
         }
         if (pageno === 1) {
@@ -179,7 +181,9 @@ export class SearchWebUseCase {
             `The search engine did not answer the ${source.type} search within the timeout (${request.timeout} ms)`,
           );
         }
-        warnings.push(`the timeout came while more ${source.type} results were read: fewer results than asked`);
+        warnings.push(
+          `the timeout came while more ${source.type} results were read: fewer results than asked`,
+        );
         break;
       }
       for (const u of answer.unresponsive) unresponsive.add(u);
@@ -246,12 +250,16 @@ export class SearchWebUseCase {
           Object.assign(item, document, { url: item.url });
         } catch (err) {
           const code = err instanceof ServiceError ? err.code : 'INTERNAL';
-          if (!(err instanceof ServiceError)) this.logger.warn({ err }, 'a search result could not be scraped');
+          if (!(err instanceof ServiceError))
+            this.logger.warn({ err }, 'a search result could not be scraped');
           failures.push(`${item.url} (${code})`);
         }
       }
     };
-    const parallel = Math.max(1, Math.min(this.config.WDS_SEARCH_SCRAPE_CONCURRENCY, team.limits.maxConcurrency));
+    const parallel = Math.max(
+      1,
+      Math.min(this.config.WDS_SEARCH_SCRAPE_CONCURRENCY, team.limits.maxConcurrency),
+    );
     await Promise.all(Array.from({ length: Math.min(parallel, work.length) }, worker));
     const warnings: string[] = [];
     if (failures.length > 0) {

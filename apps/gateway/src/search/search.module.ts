@@ -5,5 +5,9 @@ import { SearchController } from './search.controller';
 import { SearchWebUseCase } from './search-web.usecase';
 
 /** POST /v2/search: the operator's SearXNG asked over HTTP; results scraped through the scraper. */
-@Module({ imports: [CreditsModule, ScrapeModule], controllers: [SearchController], providers: [SearchWebUseCase] })
+@Module({
+  imports: [CreditsModule, ScrapeModule],
+  controllers: [SearchController],
+  providers: [SearchWebUseCase],
+})
 export class SearchModule {}

@@ -82,14 +82,20 @@ export class SearxngClient {
     }
     if (!res.ok) {
       await res.body?.cancel();
-      throw new ServiceError(ErrorCode.UPSTREAM_FAILED, `The search engine (SearXNG) answered HTTP ${res.status}`);
+      throw new ServiceError(
+        ErrorCode.UPSTREAM_FAILED,
+        `The search engine (SearXNG) answered HTTP ${res.status}`,
+      );
     }
     const text = await readBounded(res, MAX_PAGE_BYTES);
     let parsed;
     try {
       parsed = EnginePage.parse(JSON.parse(text));
     } catch {
-      throw new ServiceError(ErrorCode.UPSTREAM_FAILED, 'The search engine (SearXNG) answered something that is not its JSON');
+      throw new ServiceError(
+        ErrorCode.UPSTREAM_FAILED,
+        'The search engine (SearXNG) answered something that is not its JSON',
+      );
     }
     const results: EngineResult[] = [];
     for (const r of parsed.results) {

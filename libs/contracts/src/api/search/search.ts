@@ -62,7 +62,12 @@ const Tbs = z
   })
   .describe('Time filter: qdr:h|d|w|m|y (with an optional count, e.g. qdr:m6) and sbd:1 (newest first)');
 
-const SearchLocation = z.string().trim().min(1).max(200).describe('Where the results should be relevant: a country name or code');
+const SearchLocation = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .describe('Where the results should be relevant: a country name or code');
 
 const SourceObject = z.strictObject({
   type: z.enum(SEARCH_SOURCES),
@@ -76,8 +81,17 @@ const DomainName = z
   .trim()
   .toLowerCase()
   .max(253)
-  .transform((v) => v.replace(/^https?:\/\//, '').replace(/^www\./, '').replace(/\/.*$/, ''))
-  .pipe(z.string().regex(/^(?=.{1,253}$)([a-z0-9-_]{1,63}\.)*[a-z0-9-_]{1,63}$/, 'Expected a domain such as example.com'));
+  .transform((v) =>
+    v
+      .replace(/^https?:\/\//, '')
+      .replace(/^www\./, '')
+      .replace(/\/.*$/, ''),
+  )
+  .pipe(
+    z
+      .string()
+      .regex(/^(?=.{1,253}$)([a-z0-9-_]{1,63}\.)*[a-z0-9-_]{1,63}$/, 'Expected a domain such as example.com'),
+  );
 
 const notAvailable = (what: string) =>
   z
@@ -100,8 +114,16 @@ export const SearchRequest = publicBody({
     .max(3)
     .optional()
     .describe('Only web results of these kinds: github (github.com), research (papers), pdf (PDF files)'),
-  includeDomains: z.array(DomainName).max(50).optional().describe('Only results on these domains (and their subdomains)'),
-  excludeDomains: z.array(DomainName).max(50).optional().describe('No results on these domains (or their subdomains)'),
+  includeDomains: z
+    .array(DomainName)
+    .max(50)
+    .optional()
+    .describe('Only results on these domains (and their subdomains)'),
+  excludeDomains: z
+    .array(DomainName)
+    .max(50)
+    .optional()
+    .describe('No results on these domains (or their subdomains)'),
   tbs: Tbs.optional(),
   location: SearchLocation.optional(),
   country: z
@@ -116,15 +138,25 @@ export const SearchRequest = publicBody({
     .min(1000)
     .max(SEARCH_TIMEOUT_MAX_MS)
     .default(SEARCH_TIMEOUT_DEFAULT_MS)
-    .describe('ms for the whole search, scraping included; what is not done by then is left out with a warning'),
-  ignoreInvalidURLs: z.boolean().default(false).describe('Leave out results whose URL could not be scraped (not http(s))'),
-  highlights: z.boolean().optional().describe('Accepted; results always carry the engine\'s snippet as description'),
+    .describe(
+      'ms for the whole search, scraping included; what is not done by then is left out with a warning',
+    ),
+  ignoreInvalidURLs: z
+    .boolean()
+    .default(false)
+    .describe('Leave out results whose URL could not be scraped (not http(s))'),
+  highlights: z
+    .boolean()
+    .optional()
+    .describe("Accepted; results always carry the engine's snippet as description"),
   enterprise: z
     .array(z.enum(['anon', 'zdr', 'default']))
     .max(3)
     .optional()
     .describe('zdr: keep nothing of the query or its pages (zero data retention); anon is accepted'),
-  scrapeOptions: ScrapeOptions.optional().describe('Scrape each result with these options (each page billed as a scrape)'),
+  scrapeOptions: ScrapeOptions.optional().describe(
+    'Scrape each result with these options (each page billed as a scrape)',
+  ),
   threatProtection: notAvailable('threatProtection is not available on this service'),
   domainTools: notAvailable('domainTools is not available on this service'),
   toolDetail: z.enum(['compact', 'summary', 'full']).optional().describe('Accepted; no tools are discovered'),
