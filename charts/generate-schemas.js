@@ -111,9 +111,36 @@ const llmServerSchema = obj({
   persistence: obj({ enabled: bool, size: quantity, storageClassName: str }),
 });
 
+// The optional SearXNG (charts/wds/templates/searxng.yaml), every key typed.
+const searxngSchema = obj({
+  enabled: bool,
+  image: { type: 'string', minLength: 1 },
+  replicas: int(0),
+  engines: {
+    ...listOf({ type: 'string', minLength: 1 }),
+    minItems: 1,
+    description:
+      'Engines of the packaged SearXNG settings to keep (duckduckgo, brave, wikipedia, bing, "bing images", ...).',
+  },
+  requestTimeoutSeconds: {
+    type: 'number',
+    minimum: 1,
+    maximum: 60,
+    description: 'How long SearXNG waits for each engine (outgoing.request_timeout).',
+  },
+  resources,
+  networkPolicy: obj({
+    enabled: bool,
+    ingressFrom: peers,
+    blockedIPv4: listOf(ipv4Cidr),
+    blockedIPv6: listOf(ipv6Cidr),
+  }),
+});
+
 // Umbrella keys besides the services: add a dependency's key here.
 const UMBRELLA_EXTRA_KEYS = {
   llmServer: llmServerSchema,
+  searxng: searxngSchema,
   // The bundled NATS and PostgreSQL (global.bundled): their own charts' schemas check these.
   nats: { type: 'object' },
   postgresql: { type: 'object' },

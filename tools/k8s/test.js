@@ -4,8 +4,8 @@
 // Builds or reuses etcd, kube-apiserver, kube-controller-manager, kubectl and helm (Go module proxy,
 // cached outside the repository: tools/k8s/build-binaries.sh), lints every chart, checks that the
 // schemas refuse invalid values, starts the control plane on 127.0.0.1 and installs the umbrella
-// chart for real (defaults, every deploy/values*.yaml, an upgrade, KEDA, the LLM server), then prints
-// `N passed, N failed`. WDS_K8S_KEEP=1 keeps the temporary directory (logs, kubeconfig).
+// chart for real (defaults, every deploy/values*.yaml, an upgrade, KEDA, the LLM server, SearXNG),
+// then prints `N passed, N failed`. WDS_K8S_KEEP=1 keeps the temporary directory (logs, kubeconfig).
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');

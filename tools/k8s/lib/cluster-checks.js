@@ -81,6 +81,70 @@ async function llmServerChecks(t, { kube, chart }) {
   );
 }
 
+/** The optional in-cluster SearXNG (templates/searxng.yaml), the same way: admitted, and its secret kept. */
+async function searxngChecks(t, { kube, chart }) {
+  const ns = 'wds-searxng';
+  let installed = false;
+  await t.check(
+    'searxng.enabled=true: the SearXNG Pod is admitted under PodSecurity restricted, without a token or service links',
+    async () => {
+      kube.createRestrictedNamespace(ns);
+      const r = await kube.helmWithHooks(
+        ['install', 'wds', chart, '-n', ns, '--set', 'searxng.enabled=true', '--timeout', '2m'],
+        ns,
+      );
+      assert(r.code === 0, `helm install failed:\n${r.stderr.slice(-1500)}`);
+      installed = true;
+      const settled = await kube.deploymentsSettled(ns);
+      assert(settled.ok, settled.problems.join('\n'));
+      assert(settled.count === SERVICES.length + 1, `${settled.count} Deployments`);
+      const pods = kube.json(['get', 'pods', '-n', ns, '-l', 'app.kubernetes.io/name=wds-searxng']).items;
+      assert(pods.length === 1, `${pods.length} SearXNG Pods`);
+      const spec = pods[0].spec;
+      assert(spec.automountServiceAccountToken === false, 'the SearXNG Pod mounts a service-account token');
+      assert(spec.enableServiceLinks === false, 'the SearXNG Pod gets service-link variables');
+      const secretRef = spec.containers[0].env.find((e) => e.name === 'SEARXNG_SECRET')?.valueFrom
+        ?.secretKeyRef;
+      assert(secretRef?.name === 'wds-searxng', `SEARXNG_SECRET from ${JSON.stringify(secretRef)}`);
+      kube.json(['get', 'networkpolicy', 'wds-searxng', '-n', ns]);
+    },
+  );
+  if (!installed) return;
+  await t.check(
+    'searxng: helm upgrade keeps the generated secret key and rolls the Pod on a settings change',
+    async () => {
+      const secret = () => kube.json(['get', 'secret', 'wds-searxng', '-n', ns]).data.SEARXNG_SECRET;
+      const before = secret();
+      assert(Buffer.from(before ?? '', 'base64').length === 48, 'no 48-character SEARXNG_SECRET');
+      const rsBefore = (await kube.deploymentsSettled(ns)).deps['wds-searxng']?.rs;
+      const r = await kube.helmWithHooks(
+        [
+          'upgrade',
+          'wds',
+          chart,
+          '-n',
+          ns,
+          '--reuse-values',
+          '--set',
+          'searxng.requestTimeoutSeconds=3',
+          '--timeout',
+          '2m',
+        ],
+        ns,
+      );
+      assert(r.code === 0, `helm upgrade failed:\n${r.stderr.trim().slice(-1500)}`);
+      assert(secret() === before, 'the upgrade changed SEARXNG_SECRET');
+      const cm = kube.json(['get', 'configmap', 'wds-searxng', '-n', ns]);
+      const timeout = JSON.parse(cm.data['overrides.json']).outgoing.request_timeout;
+      assert(timeout === 3, `overrides.json request_timeout ${timeout}`);
+      const after = await kube.deploymentsSettled(ns, 60_000, { rolling: true });
+      assert(after.ok, after.problems.join('\n'));
+      const rs = after.deps['wds-searxng']?.rs;
+      assert(rs === rsBefore + 1, `SearXNG ReplicaSets ${rsBefore} -> ${rs}: the Pod did not roll`);
+    },
+  );
+}
+
 async function clusterChecks(t, { kube, charts, root }) {
   const chart = path.join(charts, 'wds');
   const defaultsOk = await installAndVerify(t, kube, {
@@ -197,6 +261,7 @@ async function clusterChecks(t, { kube, charts, root }) {
   }
 
   await llmServerChecks(t, { kube, chart });
+  await searxngChecks(t, { kube, chart });
 
   // The checks above must be able to fail: values the schema would refuse, forced past it.
   await t.check(
@@ -321,4 +386,4 @@ async function clusterChecks(t, { kube, charts, root }) {
   log('cluster checks done');
 }
 
-module.exports = { clusterChecks, llmServerChecks };
+module.exports = { clusterChecks, llmServerChecks, searxngChecks };

@@ -100,6 +100,16 @@ const INVALID = [
     expect: /drainSeconds/,
   },
   {
+    why: 'a typo under searxng',
+    args: ['--set', 'searxng.enabled=true', '--set', 'searxng.engine=x'],
+    expect: /'engine'/,
+  },
+  {
+    why: 'an empty SearXNG engine list (it would keep none and answer every search empty)',
+    args: ['--set', 'searxng.enabled=true', '--set-json', 'searxng.engines=[]'],
+    expect: /searxng\/engines/,
+  },
+  {
     why: 'a KEDA lag threshold of zero',
     args: ['--set', 'scraper.keda.lagThreshold=0'],
     expect: /lagThreshold/,
@@ -196,6 +206,70 @@ async function staticChecks(t, { helm, charts, root }) {
       assert(policy, 'no NetworkPolicy for the LLM server');
       assert(/app.kubernetes.io\/instance: wds$/m.test(policy), 'ingress not limited to the release');
       assert(/- 10\.0\.0\.0\/8$/m.test(policy), 'egress not kept out of private ranges');
+    },
+  );
+
+  await t.check(
+    'umbrella with searxng.enabled: lint, one more Deployment serving on 0.0.0.0, reachable from the gateway only, no egress into the cluster',
+    () => {
+      const args = [
+        '--set',
+        'searxng.enabled=true',
+        '--set-json',
+        'searxng.engines=["duckduckgo","bing news"]',
+      ];
+      must(helm(['lint', '--strict', path.join(charts, 'wds'), ...args]), 'helm lint wds (searxng on)');
+      const out = must(
+        helm(['template', 'wds', path.join(charts, 'wds'), '-n', 'wds', ...args]),
+        'helm template wds (searxng on)',
+      );
+      assert(kinds(out).Deployment === SERVICES.length + 1, `expected ${SERVICES.length + 1} Deployments`);
+      const docs = out.split(/^---$/m);
+      const named = (kind) =>
+        docs.find((d) => new RegExp(`^kind: ${kind}$`, 'm').test(d) && /^  name: wds-searxng$/m.test(d));
+      const deployment = named('Deployment');
+      assert(deployment, 'no wds-searxng Deployment');
+      assert(
+        /serve_searxng\.py --host 0\.0\.0\.0 --port 8080 --overrides \/config\/overrides\.json/.test(
+          deployment,
+        ),
+        'serve_searxng.py does not listen on 0.0.0.0:8080 with the ConfigMap overrides',
+      );
+      assert(/provision_searxng\.py \/cache/.test(deployment), 'the venv is not provisioned into /cache');
+      assert(/automountServiceAccountToken: false/.test(deployment), 'the SearXNG Pod mounts a token');
+      assert(
+        /secretKeyRef: \{ name: wds-searxng, key: SEARXNG_SECRET \}/.test(deployment),
+        'no SEARXNG_SECRET',
+      );
+      const config = named('ConfigMap');
+      assert(config, 'no wds-searxng ConfigMap');
+      const overrides = JSON.parse(/overrides\.json: \|\n([\s\S]*)/.exec(config)[1]);
+      assert(
+        JSON.stringify(overrides.keep_engines) === '["duckduckgo","bing news"]',
+        `keep_engines ${JSON.stringify(overrides.keep_engines)}`,
+      );
+      assert(overrides.search.formats.includes('json'), 'the JSON API the gateway reads is off');
+      assert(overrides.server.limiter === false, 'the limiter would throttle the gateway, its one client');
+      assert(overrides.outgoing.request_timeout === 5, 'request_timeout is not requestTimeoutSeconds');
+      const secret = named('Secret');
+      assert(secret && /SEARXNG_SECRET: "[A-Za-z0-9]{48}"/.test(secret), 'no generated SEARXNG_SECRET');
+      const policy = named('NetworkPolicy');
+      assert(policy, 'no NetworkPolicy for SearXNG');
+      const from = /^ {6}from:\n([\s\S]*?)^ {2}egress:/m.exec(policy)?.[1] ?? '';
+      assert(
+        /app\.kubernetes\.io\/name: gateway\n\s+app\.kubernetes\.io\/instance: wds\n/.test(from) &&
+          (from.match(/podSelector|namespaceSelector|ipBlock/g) ?? []).length === 1,
+        `ingress is not the release's gateway alone:\n${from}`,
+      );
+      assert(/- 10\.0\.0\.0\/8$/m.test(policy), 'egress not kept out of private ranges');
+      // The gateway's side: its default extraEgress reaches the SearXNG Pods on 8080.
+      const gateway = docs.find((d) => /^kind: NetworkPolicy$/m.test(d) && /^  name: wds-gateway$/m.test(d));
+      assert(
+        /port: 8080\n\s+protocol: TCP\n\s+to:\n\s+- podSelector:\n\s+matchLabels:\n\s+app\.kubernetes\.io\/name: wds-searxng\n/.test(
+          gateway,
+        ),
+        'the gateway NetworkPolicy does not let it reach SearXNG on 8080',
+      );
     },
   );
 
