@@ -84,6 +84,14 @@ const envMap = {
 };
 
 // The optional llama.cpp server (charts/wds/templates/llm-server.yaml), every key typed.
+// The NetworkPolicy of an optional in-cluster server (llmServer, searxng).
+const optionalPodNetworkPolicy = obj({
+  enabled: bool,
+  ingressFrom: peers,
+  blockedIPv4: listOf(ipv4Cidr),
+  blockedIPv6: listOf(ipv6Cidr),
+});
+
 const llmServerSchema = obj({
   enabled: bool,
   model: {
@@ -102,12 +110,7 @@ const llmServerSchema = obj({
     description: 'On a stop, how long running and queued requests may take; the grace period is this + 10 s.',
   },
   resources,
-  networkPolicy: obj({
-    enabled: bool,
-    ingressFrom: peers,
-    blockedIPv4: listOf(ipv4Cidr),
-    blockedIPv6: listOf(ipv6Cidr),
-  }),
+  networkPolicy: optionalPodNetworkPolicy,
   persistence: obj({ enabled: bool, size: quantity, storageClassName: str }),
 });
 
@@ -129,12 +132,7 @@ const searxngSchema = obj({
     description: 'How long SearXNG waits for each engine (outgoing.request_timeout).',
   },
   resources,
-  networkPolicy: obj({
-    enabled: bool,
-    ingressFrom: peers,
-    blockedIPv4: listOf(ipv4Cidr),
-    blockedIPv6: listOf(ipv6Cidr),
-  }),
+  networkPolicy: optionalPodNetworkPolicy,
 });
 
 // Umbrella keys besides the services: add a dependency's key here.
