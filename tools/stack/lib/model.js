@@ -7,11 +7,9 @@
 const path = require('node:path');
 const log = require('./log');
 const { ROOT } = require('./provision');
+const { LocalServer } = require('./supervisor');
 
 const DEFAULT_MODEL = 'qwen2.5-coder-1.5b';
-const MIN_BACKOFF_MS = 2000;
-const MAX_BACKOFF_MS = 60_000;
-const STABLE_AFTER_MS = 60_000;
 
 function localInfra() {
   return require(path.join(ROOT, 'libs', 'local-infra', 'dist', 'index.js'));
@@ -30,16 +28,26 @@ class EmbeddedModel {
   /** @param {{ model: string, onSpawn: (name: string, pid: number) => void }} opts */
   constructor(opts) {
     this.model = opts.model;
-    this.onSpawn = opts.onSpawn;
     this.port = undefined;
-    this.server = undefined;
-    this.stopping = false;
-    this.failures = 0;
     this.parallel = Number(process.env.WDS_LOCAL_MODEL_PARALLEL || 2);
     // Half the cores by default: it shares them with Chromium and the services (defaultModelThreads).
     this.threads = Number(process.env.WDS_LOCAL_MODEL_THREADS || 0) || localInfra().defaultModelThreads();
     const spec = localInfra().localModel(this.model);
     this.context = Number(process.env.WDS_LOCAL_MODEL_CONTEXT || spec.defaultContext);
+    this.supervised = new LocalServer({
+      name: 'llm',
+      label: 'LLM server',
+      start: () =>
+        localInfra().startModelServer({
+          model: this.model,
+          port: this.port,
+          contextTokens: this.context,
+          parallel: this.parallel,
+          threads: this.threads,
+          startTimeoutMs: 300_000,
+        }),
+      onSpawn: opts.onSpawn,
+    });
   }
 
   /** Picks the port at once, so services can be given the URL before the model is up. */
@@ -84,47 +92,16 @@ class EmbeddedModel {
     );
   }
 
-  async launch() {
-    const startedAt = Date.now();
-    const server = await localInfra().startModelServer({
-      model: this.model,
-      port: this.port,
-      contextTokens: this.context,
-      parallel: this.parallel,
-      threads: this.threads,
-      startTimeoutMs: 300_000,
-    });
-    this.server = server;
-    if (server.pid) this.onSpawn('llm', server.pid);
-    void server.exited.then((exit) => {
-      const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
-      if (this.stopping) return;
-      this.failures = Date.now() - startedAt > STABLE_AFTER_MS ? 1 : this.failures + 1;
-      const delay = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** (this.failures - 1));
-      log.warn(
-        `LLM server exited unexpectedly (${how}; log ${server.logFile}); restarting in ${delay / 1000}s`,
-      );
-      this.timer = setTimeout(() => {
-        this.launch().catch((err) => log.error(`LLM server restart failed: ${err.message}`));
-      }, delay);
-    });
+  launch() {
+    return this.supervised.launch();
   }
 
-  async stop() {
-    this.stopping = true;
-    clearTimeout(this.timer);
-    await this.server?.stop();
+  stop() {
+    return this.supervised.stop();
   }
 
   killNow() {
-    this.stopping = true;
-    if (this.server?.pid) {
-      try {
-        process.kill(this.server.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    this.supervised.killNow();
   }
 }
 

@@ -7,10 +7,7 @@
 const path = require('node:path');
 const log = require('./log');
 const { ROOT } = require('./provision');
-
-const MIN_BACKOFF_MS = 2000;
-const MAX_BACKOFF_MS = 60_000;
-const STABLE_AFTER_MS = 60_000;
+const { LocalServer } = require('./supervisor');
 
 function localInfra() {
   return require(path.join(ROOT, 'libs', 'local-infra', 'dist', 'index.js'));
@@ -28,16 +25,18 @@ function wantsLocalSearxng(env = process.env) {
 class LocalSearxng {
   /** @param {{ onSpawn: (name: string, pid: number) => void }} opts */
   constructor(opts) {
-    this.onSpawn = opts.onSpawn;
     this.port = undefined;
-    this.server = undefined;
-    this.stopping = false;
-    this.failures = 0;
     const names = (process.env.WDS_LOCAL_SEARXNG_ENGINES || '')
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
     this.engines = names.length > 0 ? names : localInfra().DEFAULT_SEARXNG_ENGINES;
+    this.supervised = new LocalServer({
+      name: 'searxng',
+      label: 'SearXNG',
+      start: () => localInfra().startSearxng({ port: this.port, keepEngines: this.engines }),
+      onSpawn: opts.onSpawn,
+    });
   }
 
   async reservePort() {
@@ -57,38 +56,16 @@ class LocalSearxng {
     log.info(`search: SearXNG on http://127.0.0.1:${this.port} asking ${this.engines.join(', ')}`);
   }
 
-  async launch() {
-    const startedAt = Date.now();
-    const server = await localInfra().startSearxng({ port: this.port, keepEngines: this.engines });
-    this.server = server;
-    if (server.pid) this.onSpawn('searxng', server.pid);
-    void server.exited.then((exit) => {
-      if (this.stopping) return;
-      const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
-      this.failures = Date.now() - startedAt > STABLE_AFTER_MS ? 1 : this.failures + 1;
-      const delay = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** (this.failures - 1));
-      log.warn(`SearXNG exited unexpectedly (${how}; log ${server.logFile}); restarting in ${delay / 1000}s`);
-      this.timer = setTimeout(() => {
-        this.launch().catch((err) => log.error(`SearXNG restart failed: ${err.message}`));
-      }, delay);
-    });
+  launch() {
+    return this.supervised.launch();
   }
 
-  async stop() {
-    this.stopping = true;
-    clearTimeout(this.timer);
-    await this.server?.stop();
+  stop() {
+    return this.supervised.stop();
   }
 
   killNow() {
-    this.stopping = true;
-    if (this.server?.pid) {
-      try {
-        process.kill(this.server.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    this.supervised.killNow();
   }
 }
 

@@ -1,6 +1,7 @@
 'use strict';
 // Runs one service process, prefixes its output with the service name and restarts it with
-// exponential back-off when it exits without being asked to.
+// exponential back-off when it exits without being asked to. LocalServer does the same for the
+// local servers `npm start` runs beside the services (the embedded LLM, SearXNG).
 const { spawn } = require('node:child_process');
 const readline = require('node:readline');
 const log = require('./log');
@@ -13,6 +14,25 @@ const STABLE_AFTER_MS = 30_000;
 // A service exits with this (sysexits' EX_CONFIG, libs/service-kit) when its configuration is
 // invalid: restarting cannot help, so the supervisor gives up and reports the reason.
 const EXIT_CONFIG = 78;
+
+/**
+ * Exponential back-off between restarts: `minMs` doubling up to `maxMs`; a process that ran longer
+ * than `stableAfterMs` counts as healthy again and starts the back-off over.
+ */
+class Backoff {
+  /** @param {{ minMs: number, maxMs: number, stableAfterMs: number }} opts */
+  constructor(opts) {
+    this.opts = opts;
+    this.failures = 0;
+  }
+
+  /** The wait before the next start, given how long the process that just exited ran. */
+  next(ranMs) {
+    const { minMs, maxMs, stableAfterMs } = this.opts;
+    this.failures = ranMs > stableAfterMs ? 1 : this.failures + 1;
+    return Math.min(maxMs, minMs * 2 ** (this.failures - 1));
+  }
+}
 
 class ServiceProcess {
   /**
@@ -32,7 +52,7 @@ class ServiceProcess {
     this.child = undefined;
     this.stopping = false;
     this.restarts = 0;
-    this.failures = 0;
+    this.backoff = new Backoff({ minMs: MIN_BACKOFF_MS, maxMs: MAX_BACKOFF_MS, stableAfterMs: STABLE_AFTER_MS });
     this.lastExit = undefined;
     this.restartTimer = undefined;
   }
@@ -72,8 +92,7 @@ class ServiceProcess {
         setImmediate(() => this.onFatal(this.name, `invalid configuration: ${configReason(this.tail)}`));
         return;
       }
-      this.failures = Date.now() - startedAt > STABLE_AFTER_MS ? 1 : this.failures + 1;
-      const delay = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** (this.failures - 1));
+      const delay = this.backoff.next(Date.now() - startedAt);
       this.restarts += 1;
       log.warn(`${this.name} exited unexpectedly (${this.lastExit}); restarting in ${delay / 1000}s`);
       this.restartTimer = setTimeout(() => {
@@ -119,6 +138,63 @@ class ServiceProcess {
   }
 }
 
+/**
+ * A local server started by a function of @wds/local-infra (`startModelServer`, `startSearxng`:
+ * each resolves once it serves, with its pid, log file, `exited` and `stop()`), restarted with
+ * back-off (2 s doubling to 60 s) when it exits without being asked to.
+ */
+class LocalServer {
+  /**
+   * @param {{ name: string, label: string,
+   *           start: () => Promise<{ pid?: number, logFile?: string,
+   *             exited: Promise<{ code: number | null, signal: string | null }>, stop(): Promise<void> }>,
+   *           onSpawn: (name: string, pid: number) => void }} opts
+   */
+  constructor(opts) {
+    this.opts = opts;
+    this.server = undefined;
+    this.stopping = false;
+    this.timer = undefined;
+    this.backoff = new Backoff({ minMs: 2000, maxMs: 60_000, stableAfterMs: 60_000 });
+  }
+
+  async launch() {
+    const { name, label, start, onSpawn } = this.opts;
+    const startedAt = Date.now();
+    const server = await start();
+    this.server = server;
+    if (server.pid) onSpawn(name, server.pid);
+    void server.exited.then((exit) => {
+      if (this.stopping) return;
+      const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
+      const delay = this.backoff.next(Date.now() - startedAt);
+      log.warn(`${label} exited unexpectedly (${how}; log ${server.logFile}); restarting in ${delay / 1000}s`);
+      this.timer = setTimeout(() => {
+        if (this.stopping) return;
+        this.launch().catch((err) => log.error(`${label} restart failed: ${err.message}`));
+      }, delay);
+    });
+  }
+
+  async stop() {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    await this.server?.stop();
+  }
+
+  killNow() {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    if (this.server?.pid) {
+      try {
+        process.kill(this.server.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
 function killGroup(pid, signal) {
   try {
     process.kill(-pid, signal);
@@ -148,4 +224,4 @@ function configReason(tail) {
   return tail.at(-1) || 'see the output above';
 }
 
-module.exports = { ServiceProcess };
+module.exports = { Backoff, LocalServer, ServiceProcess };
