@@ -1,13 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { WebSocket } from 'ws';
+import type { RunningSearxng } from '@wds/local-infra';
 import { compileSchema } from '@wds/llm';
+import { startSearchFixtureBackend, startTestSearxng, type SearchFixtureBackend } from '@wds/testing';
 import { listenLocal, type LocalServer } from './support/http';
 import { pythonSdk } from './support/python-sdk';
 import { smallLocalModel, startSiteStack, type E2eStack, type StackProcess } from './support/stack-process';
 
 // Extract and agent jobs through the whole stack as `npm start` runs it, with its embedded
 // llama.cpp server (SmolLM2-135M: plumbing, not answer quality), driven by both official SDKs'
-// waiters. CPU-bound on a shared machine: generous timeouts, no timed assertions.
+// waiters. An extract without urls (or with enableWebSearch) finds its pages through a real SearXNG
+// whose only engine is a fixture search backend listing the shop's pages. CPU-bound on a shared
+// machine: generous timeouts, no timed assertions.
 
 const READY_TIMEOUT_MS = 600_000;
 const KEY = `e2e-extract-${randomBytes(16).toString('hex')}`;
@@ -27,6 +31,8 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
   let e2e: E2eStack | undefined;
   let stack: StackProcess;
   let site: LocalServer;
+  let backend: SearchFixtureBackend;
+  let searxng: RunningSearxng | undefined;
   /** Webhook deliveries the site received, by path. */
   const hooks = new Map<
     string,
@@ -67,6 +73,14 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
       if (req.url === '/about') return html('<html><body><h1>About us</h1></body></html>');
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     });
+    // Every word of a product question is on these entries: whatever query the small model writes
+    // from the prompt (or the prompt itself) finds the two product pages.
+    const words = 'product name names colour colours color colors price shop page item';
+    backend = await startSearchFixtureBackend([
+      { kind: 'web', url: `${site.url}/shop/kettle`, title: 'Blue Kettle', content: `kettle ${words}` },
+      { kind: 'web', url: `${site.url}/shop/mug`, title: 'Red Mug', content: `mug ${words}` },
+    ]);
+    searxng = await startTestSearxng(backend);
     e2e = await startSiteStack({
       name: 'extract',
       readyTimeoutMs: READY_TIMEOUT_MS,
@@ -78,13 +92,16 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
         WDS_BROWSER_PROCESSES: '1',
         ...smallLocalModel(128),
         WDS_START_TIMEOUT_MS: '600000',
+        WDS_SEARXNG_URL: searxng.url,
       },
     });
     stack = e2e.stack;
-  }, READY_TIMEOUT_MS + 60_000);
+  }, READY_TIMEOUT_MS + 180_000);
 
   afterAll(async () => {
     await e2e?.stop();
+    await searxng?.stop();
+    await backend?.close();
     await site?.close();
   });
 
@@ -199,6 +216,49 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
     });
   }, 900_000);
 
+  it('JS SDK: extract() without urls reads the pages a web search for the prompt finds; the search is billed and listed as one', async () => {
+    const { default: Firecrawl } = await import('@mendable/firecrawl-js');
+    const client = new Firecrawl({ apiKey: KEY, apiUrl: stack.url, timeoutMs: 600_000 } as never);
+    backend.requests.length = 0;
+    const searchesBefore = await fetch(`${stack.url}/v2/team/activity?endpoint=search`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    }).then((r) => r.json() as Promise<{ data: unknown[] }>);
+    const r = await client.extract({
+      prompt: 'The product name and its colours.',
+      schema: SCHEMA,
+      showSources: true,
+      timeout: 900,
+    } as never);
+    expect(r).toMatchObject({ success: true, status: 'completed' });
+    expect(compileSchema(SCHEMA)(r.data)).toBe(true);
+    // The pages read are the search's: the request named none.
+    const found = new Set(Object.values((r as { sources: Record<string, string[]> }).sources).flat());
+    expect(found.size).toBeGreaterThan(0);
+    for (const u of found) expect([`${site.url}/shop/kettle`, `${site.url}/shop/mug`]).toContain(u);
+    // SearXNG asked its engine (one search; a second page when the first had fewer results than
+    // asked for), with a query written from the prompt.
+    const asked = backend.requests.filter((q) => q.kind === 'web' && q.page === 1);
+    expect(asked).toHaveLength(1);
+    expect(asked[0].q.trim().length).toBeGreaterThan(0);
+    expect(asked[0].q.length).toBeLessThanOrEqual(300);
+    const searchesAfter = await fetch(`${stack.url}/v2/team/activity?endpoint=search`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    }).then((res) => res.json() as Promise<{ data: { target: string | null }[] }>);
+    expect(searchesAfter.data.length).toBe(searchesBefore.data.length + 1);
+    expect(searchesAfter.data[0].target).toBe(asked[0].q);
+
+    // An agent without urls (and no thread) starts on the web results for its prompt.
+    backend.requests.length = 0;
+    const started = await client.startAgent({ prompt: 'What colour is the Red Mug?', effort: 'low' } as never);
+    expect(backend.requests.filter((q) => q.kind === 'web' && q.page === 1)).toHaveLength(1);
+    const listed = (await client.listAgents()).agents!.find((x) => x.id === started.id)!;
+    const startUrls = (listed.options as { urls?: string[] }).urls ?? [];
+    expect(startUrls.length).toBeGreaterThan(0);
+    for (const u of startUrls) expect([`${site.url}/shop/kettle`, `${site.url}/shop/mug`]).toContain(u);
+    expect(listed.targetHint).toBe('127.0.0.1');
+    expect(await client.cancelAgent(started.id)).toBe(true);
+  }, 900_000);
+
   it("JS SDK: getAgentTrace({liveView}) names the running agent's live view; its page and screencast open through the gateway with its token only", async () => {
     const { default: Firecrawl } = await import('@mendable/firecrawl-js');
     const client = new Firecrawl({ apiKey: KEY, apiUrl: stack.url, timeoutMs: 600_000 } as never);
@@ -263,9 +323,10 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
       s = c.get_extract_status(r.id)
       bad = None
       try:
-          c.start_extract(urls=[${JSON.stringify(`${site.url}/shop/kettle`)}], prompt="x", enable_web_search=True)
+          c.start_extract(urls=[${JSON.stringify(`${site.url}/shop/kettle`)}], schema=${JSON.stringify(SCHEMA)}, enable_web_search=True)
       except Exception as e:
           bad = type(e).__name__ + ": " + str(e)
+      ws = c.extract(urls=[${JSON.stringify(`${site.url}/about`)}], prompt="The product name and its colours.", schema=${JSON.stringify(SCHEMA)}, enable_web_search=True, show_sources=True, timeout=900)
       a = c.agent(urls=[${JSON.stringify(`${site.url}/shop/mug`)}], prompt="What colour does the Red Mug come in?", max_credits=7, effort="low", timeout=900)
       started = c.start_agent(urls=[${JSON.stringify(`${site.url}/shop/kettle`)}], prompt="Find the price")
       cancelled = c.cancel_agent(started.id)
@@ -273,7 +334,7 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
       listed = c.list_agents()
       trace = c.get_agent_trace(started.id, live_view=True)
       thread = c.get_agent_thread(a.thread_id, include_data=True)
-      emit({"id": r.id, "status": r.status, "data": r.data, "credits": r.credits_used, "tokens": r.tokens_used, "expires": str(r.expires_at), "again": s.status, "sources": r.sources, "bad": bad, "agent": a.status, "agentCredits": a.credits_used, "cancelled": cancelled, "after": after.status, "listed": {x.id: [x.status, x.options.prompt, x.origin] for x in listed.agents}, "trace": [e.type for e in trace.events], "traceEnd": trace.events[-1].outcome, "startedId": started.id, "thread": [thread.thread.status, [[r.turn, r.mode, r.status] for r in thread.thread.runs]], "turn": a.thread_turn})
+      emit({"id": r.id, "status": r.status, "data": r.data, "credits": r.credits_used, "tokens": r.tokens_used, "expires": str(r.expires_at), "again": s.status, "sources": r.sources, "bad": bad, "webSearch": [ws.status, ws.sources], "agent": a.status, "agentCredits": a.credits_used, "cancelled": cancelled, "after": after.status, "listed": {x.id: [x.status, x.options.prompt, x.origin] for x in listed.agents}, "trace": [e.type for e in trace.events], "traceEnd": trace.events[-1].outcome, "startedId": started.id, "thread": [thread.thread.status, [[r.turn, r.mode, r.status] for r in thread.thread.runs]], "turn": a.thread_turn})
       `,
       { apiUrl: stack.url, apiKey: KEY, timeoutMs: 900_000 },
     );
@@ -285,7 +346,11 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
     expect(Number.isInteger(r.tokens)).toBe(true);
     expect(r.expires).toMatch(/^\d{4}-\d\d-\d\d/);
     expect(Object.values(r.sources).flat()).toContain(`${site.url}/shop/kettle`);
-    expect(r.bad).toMatch(/BadRequest.*no web search/s);
+    expect(r.bad).toMatch(/BadRequest.*enableWebSearch needs a prompt/s);
+    // enable_web_search: the page given, then the pages the search found, read as one job.
+    expect(r.webSearch[0]).toBe('completed');
+    for (const u of Object.values(r.webSearch[1] as Record<string, string[]>).flat())
+      expect([`${site.url}/about`, `${site.url}/shop/kettle`, `${site.url}/shop/mug`]).toContain(u);
     // AgentResponse accepts only processing/completed/failed: a cancelled job parses as failed.
     expect(['completed', 'failed']).toContain(r.agent);
     expect(r.agentCredits).toBeLessThanOrEqual(7);

@@ -229,8 +229,11 @@ describe('extract jobs through the gateway (real services and a real model serve
 
   it('refuses bad input with a clear 400 and starts nothing', async () => {
     const cases: [Record<string, unknown>, string][] = [
-      [{ prompt: 'no urls' }, 'urls is required'],
-      [{ urls: [page('/docs/a')], prompt: 'x', enableWebSearch: true }, 'no web search'],
+      [{ schema: { type: 'object' } }, 'Give urls (pages or globs such as https://site/*), a prompt'],
+      [
+        { urls: [page('/docs/a')], schema: { type: 'object' }, enableWebSearch: true },
+        'enableWebSearch needs a prompt',
+      ],
       [{ urls: Array.from({ length: 11 }, (_, i) => page(`/p${i}`)), prompt: 'x' }, 'urls'],
       [{ urls: [page('/docs/a')] }, 'prompt, a schema, or both'],
       [
@@ -249,6 +252,17 @@ describe('extract jobs through the gateway (real services and a real model serve
       expect({ json, status: res.status }).toEqual({ json, status: 400 });
       expect(res.body.success).toBe(false);
       expect(res.body.error).toContain(message);
+    }
+    // Without urls, or with enableWebSearch, the pages come from a web search, which this
+    // deployment does not have (no WDS_SEARXNG_URL): 501 naming the setting.
+    for (const json of [
+      { prompt: 'The price of the kettle' },
+      { urls: [page('/docs/a')], prompt: 'x', enableWebSearch: true },
+    ]) {
+      const res = await start(json);
+      expect({ json, status: res.status }).toEqual({ json, status: 501 });
+      expect(res.body).toMatchObject({ success: false, code: 'NOT_IMPLEMENTED' });
+      expect(res.body.error).toContain('WDS_SEARXNG_URL');
     }
     const jobsAfter = await stack.db.query(
       "SELECT count(*)::int AS n FROM batch.jobs WHERE kind = 'extract'",

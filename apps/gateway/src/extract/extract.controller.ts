@@ -20,7 +20,8 @@ import {
 } from '@wds/contracts';
 import { APP_CONFIG } from '@wds/service-kit';
 import type { GatewayConfig } from '../config';
-import { CurrentTeam, RequestOrigin } from '../http/request-context';
+import type { UsageIdentity } from '../credits/credits.service';
+import { CurrentTeam, RequestOrigin, Usage } from '../http/request-context';
 import { publicBaseUrl } from '../jobs/public-url';
 import { validate } from '../http/validate';
 import type { AuthenticatedTeam } from '../teams/team';
@@ -33,8 +34,12 @@ export class ExtractController {
 
   @Post()
   @HttpCode(200)
-  create(@CurrentTeam() team: AuthenticatedTeam, @Body() body: unknown): Promise<ExtractCreateResponse> {
-    return this.extract.createExtract(team, validate(ExtractRequest, body, 'body'));
+  create(
+    @CurrentTeam() team: AuthenticatedTeam,
+    @Usage() usage: UsageIdentity,
+    @Body() body: unknown,
+  ): Promise<ExtractCreateResponse> {
+    return this.extract.createExtract(team, validate(ExtractRequest, body, 'body'), usage);
   }
 
   @Get(':id')
@@ -105,8 +110,12 @@ export class AgentController {
 
   @Post()
   @HttpCode(200)
-  create(@CurrentTeam() team: AuthenticatedTeam, @Body() body: unknown): Promise<AgentCreateResponse> {
-    return this.extract.createAgent(team, validate(AgentRequest, body, 'body'));
+  create(
+    @CurrentTeam() team: AuthenticatedTeam,
+    @Usage() usage: UsageIdentity,
+    @Body() body: unknown,
+  ): Promise<AgentCreateResponse> {
+    return this.extract.createAgent(team, validate(AgentRequest, body, 'body'), usage);
   }
 
   @Get(':id')

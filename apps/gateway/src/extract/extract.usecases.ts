@@ -24,7 +24,8 @@ import {
 import { Messaging } from '@wds/messaging';
 import { RecordCallActivity } from '../credits/call-activity';
 import { agentView } from './agent-live-view';
-import { CreditsService } from '../credits/credits.service';
+import { CreditsService, type UsageIdentity } from '../credits/credits.service';
+import { ExtractWebSearch } from './extract-web-search';
 import { assertTeamMay } from '../teams/assert-team-may';
 import type { AuthenticatedTeam } from '../teams/team';
 
@@ -42,17 +43,26 @@ export class ExtractUseCases {
     private readonly messaging: Messaging,
     private readonly credits: CreditsService,
     private readonly activity: RecordCallActivity,
+    private readonly webSearch: ExtractWebSearch,
   ) {}
 
-  async createExtract(team: AuthenticatedTeam, request: ExtractRequest): Promise<ExtractCreateResponse> {
+  async createExtract(
+    team: AuthenticatedTeam,
+    request: ExtractRequest,
+    usage: UsageIdentity,
+  ): Promise<ExtractCreateResponse> {
     await this.credits.requireCreditsToStart(team.teamId, 'an extract job');
     const createdAt = Date.now();
+    // No urls, or enableWebSearch: a web search for the prompt finds (more) pages first.
+    const urls = ExtractWebSearch.wanted(request)
+      ? (await this.webSearch.pages(team, usage, request)).urls
+      : request.urls;
     const { id } = await this.messaging.request(
       EXTRACT_RPC.create,
       {
         jobId: randomUUID(),
         teamId: team.teamId,
-        urls: request.urls,
+        urls,
         ...(request.prompt ? { prompt: request.prompt } : {}),
         ...(request.systemPrompt ? { systemPrompt: request.systemPrompt } : {}),
         ...(request.schema ? { schema: request.schema } : {}),
@@ -72,7 +82,7 @@ export class ExtractUseCases {
       team,
       endpoint: 'extract',
       id,
-      target: request.urls[0] ?? null,
+      target: urls[0] ?? null,
       createdAt,
     });
     return {
@@ -100,15 +110,25 @@ export class ExtractUseCases {
     };
   }
 
-  async createAgent(team: AuthenticatedTeam, request: AgentRequest): Promise<AgentCreateResponse> {
+  async createAgent(
+    team: AuthenticatedTeam,
+    request: AgentRequest,
+    usage: UsageIdentity,
+  ): Promise<AgentCreateResponse> {
     assertTeamMay(team, { zeroDataRetention: request.zeroDataRetention });
     await this.credits.requireCreditsToStart(team.teamId, 'an agent job');
     const createdAt = Date.now();
+    // No page to start from and no thread to continue: the agent starts on the web results for
+    // its prompt when this deployment has a search engine (from a blank page otherwise).
+    const urls =
+      (request.urls?.length ?? 0) > 0 || request.threadId
+        ? (request.urls ?? [])
+        : await this.webSearch.agentStart(team, usage, request.prompt, request.zeroDataRetention ?? false);
     const { id, threadId, threadTurn } = await this.messaging.request(EXTRACT_RPC.agentCreate, {
       jobId: randomUUID(),
       teamId: team.teamId,
       prompt: request.prompt,
-      urls: request.urls ?? [],
+      urls,
       ...(request.schema ? { schema: request.schema } : {}),
       maxCredits: request.maxCredits ?? AGENT_MAX_CREDITS_DEFAULT,
       maxSteps: STEPS_BY_EFFORT[request.effort ?? 'high'],
@@ -130,7 +150,7 @@ export class ExtractUseCases {
       team,
       endpoint: 'agent',
       id,
-      target: request.zeroDataRetention ? null : (request.urls?.[0] ?? null),
+      target: request.zeroDataRetention ? null : (urls[0] ?? null),
       createdAt,
     });
     return { success: true, id, ...(threadId ? { threadId, threadTurn } : {}) };

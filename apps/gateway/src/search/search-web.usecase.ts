@@ -69,6 +69,11 @@ export class SearchWebUseCase {
     this.engine = config.WDS_SEARXNG_URL ? new SearxngClient(config.WDS_SEARXNG_URL) : undefined;
   }
 
+  /** Whether the operator configured a SearXNG (WDS_SEARXNG_URL). */
+  get configured(): boolean {
+    return this.engine !== undefined;
+  }
+
   async execute({ team, request, usage }: SearchWebCommand): Promise<SearchResponse> {
     const engine = this.engine;
     if (!engine) {

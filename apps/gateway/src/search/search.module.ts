@@ -9,5 +9,7 @@ import { SearchWebUseCase } from './search-web.usecase';
   imports: [CreditsModule, ScrapeModule],
   controllers: [SearchController],
   providers: [SearchWebUseCase],
+  // Extract jobs without urls (or with enableWebSearch) find their pages with it.
+  exports: [SearchWebUseCase],
 })
 export class SearchModule {}

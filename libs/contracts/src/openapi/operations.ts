@@ -310,12 +310,14 @@ export const OPERATIONS: readonly OperationDef[] = [
     method: 'post',
     path: '/v2/extract',
     operationId: 'extract',
-    summary: 'Start an extract job: pages (URL globs expanded through map) read by the LLM into one object',
+    summary:
+      'Start an extract job: pages (URL globs expanded through map, or found by a web search) read by the LLM into one object',
     tag: 'Extraction',
     security: 'apiKey',
     body: n('ExtractRequest', api.ExtractRequest),
     success: ok(n('ExtractCreateResponse', api.ExtractCreateResponse)),
-    errors: [400, 402],
+    // 501-504: the web search of a request without urls (no search engine, or it failed).
+    errors: [400, 402, 501, 502, 503, 504],
   },
   {
     method: 'get',

@@ -25,13 +25,21 @@ const notAvailable = (what: string) =>
     .optional()
     .refine((v) => v === undefined || v === null || v === false, { message: what });
 
+/** Pages a web search adds to an extract job at most (each page is one model call). */
+export const EXTRACT_SEARCH_PAGES_MAX = 5;
+
 /**
  * POST /v2/extract body (Firecrawl v2 shape). `urls` are page URLs or globs (`https://site/*`,
  * expanded through map); invalid ones are set aside in `invalidURLs` unless `ignoreInvalidURLs` is
- * false. There is no web search here, so `urls` is required (a prompt alone finds no pages).
+ * false. Without `urls`, or with `enableWebSearch`, the pages come from (or are added by) a web
+ * search for the prompt through the operator's SearXNG (POST /v2/search).
  */
 export const ExtractRequest = publicBody({
-  urls: z.array(z.string().max(2048)).max(EXTRACT_MAX_URLS).optional(),
+  urls: z
+    .array(z.string().max(2048))
+    .max(EXTRACT_MAX_URLS)
+    .optional()
+    .describe('Pages or URL globs to read; without them a web search for the prompt finds the pages'),
   prompt: z.string().min(1).max(JOB_PROMPT_MAX).optional(),
   systemPrompt: z.string().max(JOB_PROMPT_MAX).optional(),
   schema: JsonSchemaObject.optional(),
@@ -47,9 +55,12 @@ export const ExtractRequest = publicBody({
     .boolean()
     .default(false)
     .describe('Accepted; globs only ever expand to URLs that match them'),
-  enableWebSearch: notAvailable(
-    'enableWebSearch: this service has no web search; list the pages to read in urls (globs such as https://site/* are expanded)',
-  ).describe('Refused when true: there is no web search'),
+  enableWebSearch: z
+    .boolean()
+    .default(false)
+    .describe(
+      `Also read the pages a web search for the prompt finds (at most ${EXTRACT_SEARCH_PAGES_MAX}, within limit); without urls the search is always made. Needs the operator's SearXNG (WDS_SEARXNG_URL)`,
+    ),
   showSources: z.boolean().default(false).describe('Add `sources`: the page URLs behind each field'),
   ignoreInvalidURLs: z.boolean().default(true),
   scrapeOptions: ScrapeOptions.optional().describe('How pages are scraped (formats are set by extract)'),
@@ -64,12 +75,21 @@ export const ExtractRequest = publicBody({
   threatProtection: notAvailable('threatProtection is not available on this service').describe('Refused'),
 })
   .superRefine((body, ctx) => {
-    if (!body.urls || body.urls.length === 0) {
+    const urls = body.urls ?? [];
+    if (urls.length === 0 && !body.prompt) {
       ctx.addIssue({
         code: 'custom',
         path: ['urls'],
         message:
-          'urls is required: this service has no web search to find pages from a prompt alone (globs such as https://site/* are expanded)',
+          'Give urls (pages or globs such as https://site/*), a prompt (the pages are then found by a web search for it), or both',
+      });
+      return;
+    }
+    if (body.enableWebSearch && !body.prompt) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['prompt'],
+        message: 'enableWebSearch needs a prompt: the web search is for what the prompt asks',
       });
       return;
     }
@@ -83,7 +103,7 @@ export const ExtractRequest = publicBody({
         message: `prompt and systemPrompt together must be at most ${JOB_PROMPT_MAX} characters`,
       });
     }
-    refineUrlList(body.urls, body.ignoreInvalidURLs, ctx);
+    if (urls.length > 0) refineUrlList(urls, body.ignoreInvalidURLs, ctx);
   })
   .transform((body) => ({ ...body, ...splitUrlList(body.urls ?? []) }));
 export type ExtractRequest = z.output<typeof ExtractRequest>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   EXTRACT_MAX_URLS,
+  EXTRACT_SEARCH_PAGES_MAX,
   EXTRACT_PAGE_LIMIT_MAX,
   ExtractStatus,
   JOB_PROMPT_MAX,
@@ -26,8 +27,11 @@ import { JobRef } from '../jobs';
 export const ExtractCreateRequest = z.object({
   jobId: z.uuid(),
   teamId: z.string().min(1),
-  /** Valid, scheme-completed URLs; those with `*` are globs. */
-  urls: z.array(z.string().min(1).max(2048)).min(1).max(EXTRACT_MAX_URLS),
+  /** Valid, scheme-completed URLs (those with `*` are globs), then the pages a web search found. */
+  urls: z
+    .array(z.string().min(1).max(2048))
+    .min(1)
+    .max(EXTRACT_MAX_URLS + EXTRACT_SEARCH_PAGES_MAX),
   prompt: z.string().min(1).max(JOB_PROMPT_MAX).optional(),
   systemPrompt: z.string().max(JOB_PROMPT_MAX).optional(),
   schema: JsonSchemaObject.optional(),
