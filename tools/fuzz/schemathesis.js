@@ -4,6 +4,8 @@
 // (fresh data directory, free port), then runs Schemathesis from PyPI (pinned, in a venv this script
 // creates) against GET /v2/openapi.json with the bootstrap key. Pass rule: no answer is a 5xx
 // except the documented ones (tools/fuzz/wds_checks.py); bounded examples keep it to a few minutes.
+// Web search (POST /v2/search, extract without urls) asks a real SearXNG whose only engines are a
+// fixture search backend on 127.0.0.1 (@wds/testing), so its code paths are fuzzed too.
 // Env: WDS_FUZZ_MAX_EXAMPLES (15), WDS_FUZZ_WORKERS (2), WDS_FUZZ_VENV (.cache/fuzz-venv),
 // WDS_FUZZ_SEED (fixed, so a CI failure reproduces), WDS_FUZZ_REPORT_DIR (.cache/fuzz-report).
 const { spawn, spawnSync } = require('node:child_process');
@@ -53,7 +55,7 @@ function freePort() {
 }
 
 /** tools/stack/start.js on its own data directory; resolves once it prints WDS_READY. */
-async function startStack() {
+async function startStack(searxngUrl) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wds-fuzz-'));
   const port = await freePort();
   const env = {
@@ -63,6 +65,7 @@ async function startStack() {
     LOG_LEVEL: 'warn',
     WDS_START_TIMEOUT_MS: process.env.WDS_START_TIMEOUT_MS || '300000',
     WDS_ADMIN_TOKEN: ADMIN_TOKEN,
+    WDS_SEARXNG_URL: searxngUrl,
     // No embedded model: with the default 1.5B model on 2 CPU cores every fuzzed LLM format or
     // docs question waits tens of seconds for it, and the run takes hours. Without a provider those
     // requests get their documented 400 (docs search quotes passages); the LLM code paths are
@@ -120,10 +123,37 @@ async function startStack() {
   return { url, key, stop };
 }
 
+/** SearXNG (from PyPI, provisioned once) asking a fixture backend of a few results. */
+async function startSearch() {
+  const infra = require(path.join(ROOT, 'libs', 'local-infra', 'dist', 'index.js'));
+  const testing = require(path.join(ROOT, 'libs', 'testing', 'dist', 'search-engine.js'));
+  await infra.ensureSearxngRuntime();
+  const words = 'string example test null true false data page search kettle';
+  const backend = await testing.startSearchFixtureBackend([
+    { kind: 'web', url: 'https://example.org/fuzz', title: 'Fuzz page', content: words },
+    { kind: 'web', url: 'https://example.org/fuzz-2', title: 'Fuzz page two', content: words },
+    { kind: 'news', url: 'https://example.org/news', title: 'Fuzz news', content: words },
+    { kind: 'images', url: 'https://example.org/img', title: 'Fuzz image', content: words, img: 'https://example.org/a.jpg' },
+  ]);
+  const searxng = await testing.startTestSearxng(backend);
+  return {
+    url: searxng.url,
+    stop: async () => {
+      await searxng.stop();
+      await backend.close();
+    },
+  };
+}
+
 async function main() {
   const bin = ensureVenv();
+  say('starting SearXNG with a fixture search backend');
+  const search = await startSearch();
   say('starting the stack (tools/stack/start.js)');
-  const stack = await startStack();
+  const stack = await startStack(search.url).catch(async (err) => {
+    await search.stop();
+    throw err;
+  });
   let code = 1;
   try {
     say(`stack ready at ${stack.url}; fuzzing ${stack.url}/v2/openapi.json`);
@@ -161,6 +191,7 @@ async function main() {
     say(code === 0 ? 'no 5xx answers' : `schemathesis failed (exit ${code}); report in ${REPORT_DIR}`);
   } finally {
     await stack.stop();
+    await search.stop();
   }
   return code;
 }
