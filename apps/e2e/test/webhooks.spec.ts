@@ -19,9 +19,10 @@ interface Delivery {
   body: any;
 }
 
-/** Records every POST with its exact bytes; answers 200. */
-async function startReceiver(): Promise<LocalServer & { got: Delivery[] }> {
+/** Records every POST with its exact bytes; answers 200, or 503 on the paths in `down`. */
+async function startReceiver(): Promise<LocalServer & { got: Delivery[]; down: Set<string> }> {
   const got: Delivery[] = [];
+  const down = new Set<string>();
   const server = await listenLocal((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -34,10 +35,10 @@ async function startReceiver(): Promise<LocalServer & { got: Delivery[] }> {
         raw,
         body: JSON.parse(raw.toString('utf8')),
       });
-      res.writeHead(200).end();
+      res.writeHead(down.has(req.url ?? '/') ? 503 : 200).end();
     });
   });
-  return { ...server, got };
+  return { ...server, got, down };
 }
 
 describe('webhooks of crawls and batch scrapes through the stack', () => {
@@ -91,6 +92,8 @@ describe('webhooks of crawls and batch scrapes through the stack', () => {
         WDS_BOOTSTRAP_API_KEY: KEY,
         WDS_ADMIN_TOKEN: ADMIN_TOKEN,
         WDS_PRIVATE_NETWORK_ALLOWLIST: `127.0.0.1:${site.port},127.0.0.1:${receiver.port}`,
+        // Short enough that a receiver that stays down makes its deliveries give up within the test.
+        WDS_WEBHOOK_RETRY_SCHEDULE: '100ms,200ms',
       },
     });
     stack = e2e.stack;
@@ -175,4 +178,102 @@ describe('webhooks of crawls and batch scrapes through the stack', () => {
     const status = await call('GET', `/v2/batch/scrape/${id}`);
     expect(status.body).toMatchObject({ status: 'completed', total: 3, completed: 3 });
   }, 60_000);
+
+  it('sends deliveries that gave up again once the receiver is back: the team by job, the operator by time', async () => {
+    /** The job's delivery log once every delivery is `status` (3 attempts each before giving up). */
+    const logWhen = async (jobId: string, status: string, n: number) => {
+      for (const until = Date.now() + 30_000; ;) {
+        const res = await call('GET', `/v2/webhooks/deliveries?jobId=${jobId}`);
+        expect(res.status).toBe(200);
+        const d = res.body.deliveries as { status: string; attempts: number; webhookId: string; type: string }[];
+        if (d.length === n && d.every((x) => x.status === status)) return d;
+        if (Date.now() > until) throw new Error(`${jobId}: deliveries never all ${status}: ${JSON.stringify(d)}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const batch = async (path: string) => {
+      const created = await call('POST', '/v2/batch/scrape', {
+        urls: [`${site.url}/article`],
+        formats: ['markdown'],
+        webhook: { url: `${receiver.url}${path}`, metadata: { run: 'retry' } },
+      });
+      expect(created.status).toBe(200);
+      return created.body.id as string;
+    };
+    receiver.down.add('/down');
+    const id = await batch('/down');
+    const failed = await logWhen(id, 'failed', 3);
+    expect(failed.map((d) => [d.type, d.attempts])).toEqual([
+      ['batch_scrape.started', 3],
+      ['batch_scrape.page', 3],
+      ['batch_scrape.completed', 3],
+    ]);
+    const before = deliveriesTo('/down').length;
+    expect(before).toBe(9);
+
+    // The team: bad input is a 400 that changes nothing; another team's key re-queues nothing.
+    for (const body of [{}, { jobId: 'x' }, { jobId: id, webhookIds: [] }, { jobId: id, extra: 1 }]) {
+      const bad = await call('POST', '/v2/webhooks/deliveries/retry', body);
+      expect({ body, status: bad.status }).toEqual({ body, status: 400 });
+    }
+    const other = await call('POST', '/admin/v1/teams', { name: 'hooks-other', credits: 10 }, ADMIN_TOKEN);
+    const foreign = await call('POST', '/v2/webhooks/deliveries/retry', { jobId: id }, other.body.apiKey);
+    expect(foreign.body).toEqual({ success: true, requeued: 0, erased: 0 });
+    expect((await call('GET', `/v2/webhooks/deliveries?jobId=${id}`)).body.deliveries[0].status).toBe('failed');
+
+    // Back up: the started event alone first, then the rest; each delivered once more, in order.
+    receiver.down.delete('/down');
+    const one = await call('POST', '/v2/webhooks/deliveries/retry', { jobId: id, webhookIds: [failed[0].webhookId] });
+    expect(one.body).toEqual({ success: true, requeued: 1, erased: 0 });
+    await waitForType('/down', 'batch_scrape.started', 4);
+    const rest = await call('POST', '/v2/webhooks/deliveries/retry', { jobId: id });
+    expect(rest.body).toEqual({ success: true, requeued: 2, erased: 0 });
+    const delivered = await logWhen(id, 'delivered', 3);
+    expect(delivered.map((d) => d.attempts)).toEqual([4, 4, 4]);
+    const resent = deliveriesTo('/down').slice(before);
+    expect(resent.map((d) => d.body.type)).toEqual([
+      'batch_scrape.started',
+      'batch_scrape.page',
+      'batch_scrape.completed',
+    ]);
+    expectWellFormed(resent, id, { run: 'retry' });
+
+    // The operator: every delivery of the team that gave up since a time, whatever the job.
+    receiver.down.add('/down-2');
+    const since = new Date().toISOString();
+    const second = await batch('/down-2');
+    await logWhen(second, 'failed', 3);
+    receiver.down.delete('/down-2');
+    const early = await call(
+      'POST',
+      `/admin/v1/teams/${stack.team}/webhook-deliveries/retry`,
+      { failedUntil: since },
+      ADMIN_TOKEN,
+    );
+    expect(early.body).toEqual({ success: true, requeued: 0, erased: 0 });
+    const window = await call(
+      'POST',
+      `/admin/v1/teams/${stack.team}/webhook-deliveries/retry`,
+      { failedSince: since },
+      ADMIN_TOKEN,
+    );
+    expect(window.body).toEqual({ success: true, requeued: 3, erased: 0 });
+    await logWhen(second, 'delivered', 3);
+    const unknown = await call(
+      'POST',
+      `/admin/v1/teams/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/webhook-deliveries/retry`,
+      {},
+      ADMIN_TOKEN,
+    );
+    expect(unknown.status).toBe(404);
+    const wrongWindow = await call(
+      'POST',
+      `/admin/v1/teams/${stack.team}/webhook-deliveries/retry`,
+      { failedSince: since, failedUntil: since },
+      ADMIN_TOKEN,
+    );
+    expect(wrongWindow.status).toBe(400);
+    // A team's API key is not the admin token.
+    expect((await call('POST', `/admin/v1/teams/${stack.team}/webhook-deliveries/retry`, {})).status).toBe(403);
+  }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { EVENTS, type JobEventInput } from '@wds/contracts';
+import { EVENTS, RPC, type JobEventInput } from '@wds/contracts';
 import { Receiver } from './support/receiver';
 import { WebhooksStack, jobEvent } from './support/webhooks-harness';
 
@@ -208,6 +208,82 @@ describe('webhooks service: delivery', () => {
     expect(receiver.at('/down')).toHaveLength(8);
     const firstPage = receiver.at('/down').findIndex((r) => r.body.type === 'crawl.page');
     expect(firstPage).toBe(4);
+  });
+
+  it('sends given-up deliveries again when re-queued: a fresh schedule, the history goes on, only the team’s own, in job order', async () => {
+    const jobId = randomUUID();
+    receiver.on('/back', () => 503);
+    const webhook = hook('/back');
+    const events = [
+      jobEvent(jobId, team, 'crawl.started', webhook),
+      jobEvent(jobId, team, 'crawl.page', webhook),
+      jobEvent(jobId, team, 'crawl.completed', webhook),
+    ];
+    for (const e of events) await stack.publish(e);
+    await stack.waitForLog(team, jobId, (d) => d.length === 3 && d.every((x) => x.status === 'failed'));
+    expect(receiver.at('/back')).toHaveLength(12);
+
+    // Nothing of another team's, and nothing that is not failed, is touched.
+    expect(await stack.client.request(RPC.webhookDeliveriesRequeue, { teamId: 'team-other', jobId })).toEqual({
+      requeued: 0,
+      erased: 0,
+    });
+    // The receiver is back after failing once more: the re-queued deliveries retry on a fresh
+    // schedule (four attempts again), and the job's order holds among them.
+    receiver.on('/back', (n) => (n === 12 ? 500 : 200));
+    const one = await stack.client.request(RPC.webhookDeliveriesRequeue, {
+      teamId: team,
+      jobId,
+      webhookIds: [events[0].webhookId],
+    });
+    expect(one).toEqual({ requeued: 1, erased: 0 });
+    const [first] = await stack.waitForLog(team, jobId, (d) => d[0]?.status === 'delivered');
+    expect(first).toMatchObject({ attempts: 6, lastStatusCode: 200, lastError: null, nextAttemptAt: null });
+    expect(first.history.map((h) => [h.attempt, h.statusCode])).toEqual([
+      [1, 503],
+      [2, 503],
+      [3, 503],
+      [4, 503],
+      [5, 500],
+      [6, 200],
+    ]);
+    const rest = await stack.client.request(RPC.webhookDeliveriesRequeue, { teamId: team, jobId });
+    expect(rest).toEqual({ requeued: 2, erased: 0 });
+    const log = await stack.waitForLog(team, jobId, (d) => d.every((x) => x.status === 'delivered'));
+    expect(log.map((d) => d.attempts)).toEqual([6, 5, 5]);
+    const resent = receiver.at('/back').slice(12);
+    expect(resent.map((r) => r.body.type)).toEqual(['crawl.started', 'crawl.started', 'crawl.page', 'crawl.completed']);
+    // The same event, byte for byte, under the same webhookId, signed with the team's secret.
+    expect(resent[3].body.webhookId).toBe(events[2].webhookId);
+    expect(verify(secret, resent[3].raw, resent[3].headers['x-service-signature'])).toBe(true);
+    // Delivered now: a second re-queue finds nothing to send.
+    expect(await stack.client.request(RPC.webhookDeliveriesRequeue, { teamId: team, jobId })).toEqual({
+      requeued: 0,
+      erased: 0,
+    });
+  });
+
+  it('gives up again after a fresh schedule, saying how many attempts it made in all', async () => {
+    const jobId = randomUUID();
+    receiver.on('/never', () => 503);
+    await stack.publish(jobEvent(jobId, team, 'crawl.completed', hook('/never')));
+    await stack.waitForLog(team, jobId, (d) => d[0]?.status === 'failed');
+    const since = new Date(Date.now() - 600_000).toISOString();
+    // By when it gave up (the admin re-queue's window): not before `since`… nor after now.
+    expect(
+      await stack.client.request(RPC.webhookDeliveriesRequeue, { teamId: team, failedUntil: since }),
+    ).toEqual({ requeued: 0, erased: 0 });
+    const again = await stack.client.request(RPC.webhookDeliveriesRequeue, {
+      teamId: team,
+      jobId,
+      failedSince: since,
+    });
+    expect(again).toEqual({ requeued: 1, erased: 0 });
+    const [entry] = await stack.waitForLog(team, jobId, (d) => d[0]?.status === 'failed' && d[0].attempts === 8);
+    expect(entry.lastError).toBe(
+      'gave up after 4 attempts since it was re-queued (8 in all): receiver answered HTTP 503',
+    );
+    expect(receiver.at('/never')).toHaveLength(8);
   });
 
   it('counts a refused connection as a failed attempt', async () => {

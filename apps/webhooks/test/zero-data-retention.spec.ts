@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { STREAMS, type JobEventInput } from '@wds/contracts';
+import { RPC, STREAMS, type JobEventInput } from '@wds/contracts';
 import { Database } from '@wds/database';
 import { Receiver } from './support/receiver';
 import { WebhooksStack, jobEvent } from './support/webhooks-harness';
@@ -132,6 +132,14 @@ describe('webhooks service: zero-data-retention events', () => {
     expect(r.status).toBe('failed');
     expect(r.body.length).toBe(0);
     expect((await inStream()).has(event.webhookId)).toBe(false);
+    // Its document is gone, so it cannot be sent again: a re-queue says so and leaves it failed.
+    receiver.on('/zdr-down', () => 200);
+    expect(await stack.client.request(RPC.webhookDeliveriesRequeue, { teamId: team, jobId })).toEqual({
+      requeued: 0,
+      erased: 1,
+    });
+    expect((await row(event.webhookId))?.status).toBe('failed');
+    expect(receiver.at('/zdr-down')).toHaveLength(4);
   });
 
   it('drops ZDR events nobody is to receive from the stream too', async () => {

@@ -19,7 +19,9 @@ import {
   AdminCreditsRequest,
   AdminFeaturesRequest,
   AdminLimitsRequest,
+  AdminWebhookRequeueRequest,
   AdminWebhookSecretRequest,
+  type WebhookRequeueResponse,
   type AdminCreateApiKeyResponse,
   type AdminCreateTeamResponse,
   type AdminCreditsResponse,
@@ -32,6 +34,7 @@ import { AdminTokenGuard } from './admin-token.guard';
 import { AdjustCredits } from './adjust-credits.usecase';
 import { CreateApiKey } from './create-api-key.usecase';
 import { CreateTeam } from './create-team.usecase';
+import { RequeueWebhooks } from './requeue-webhooks.usecase';
 import { RevokeApiKey } from './revoke-api-key.usecase';
 import { SetTeamFeatures } from './set-team-features.usecase';
 import { SetTeamLimits } from './set-team-limits.usecase';
@@ -51,6 +54,7 @@ export class AdminController {
     private readonly setLimits: SetTeamLimits,
     private readonly setFeatures: SetTeamFeatures,
     private readonly setWebhookSecret: SetWebhookSecret,
+    private readonly requeueWebhooks: RequeueWebhooks,
     private readonly messaging: Messaging,
   ) {}
 
@@ -115,5 +119,12 @@ export class AdminController {
   async webhookSecret(@Param('teamId') teamId: string, @Body() body: unknown): Promise<AdminOkResponse> {
     await this.setWebhookSecret.execute(teamId, validate(AdminWebhookSecretRequest, body, 'body').secret);
     return OK;
+  }
+
+  /** A receiver that was down past the retry schedule is back: send what gave up again. */
+  @Post('teams/:teamId/webhook-deliveries/retry')
+  @HttpCode(200)
+  async retryWebhooks(@Param('teamId') teamId: string, @Body() body: unknown): Promise<WebhookRequeueResponse> {
+    return this.requeueWebhooks.execute(teamId, validate(AdminWebhookRequeueRequest, body ?? {}, 'body'));
   }
 }

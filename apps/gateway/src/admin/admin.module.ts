@@ -13,6 +13,7 @@ import { RevokeApiKey } from './revoke-api-key.usecase';
 import { SetTeamFeatures } from './set-team-features.usecase';
 import { SetTeamLimits } from './set-team-limits.usecase';
 import { SetWebhookSecret } from './set-webhook-secret.usecase';
+import { RequeueWebhooks } from './requeue-webhooks.usecase';
 
 @Module({
   imports: [AuthModule, CreditsModule, TeamsModule, TeamModule],
@@ -26,6 +27,7 @@ import { SetWebhookSecret } from './set-webhook-secret.usecase';
     SetTeamLimits,
     SetTeamFeatures,
     SetWebhookSecret,
+    RequeueWebhooks,
   ],
 })
 export class AdminModule {}

@@ -81,7 +81,7 @@ export class AttemptDeliveryUseCase {
     const durationMs = Math.round(performance.now() - started);
 
     const attemptNo = d.attempts + 1;
-    const outcome = this.outcome(attemptNo, error, permanent);
+    const outcome = this.outcome(d.attemptsThisRound + 1, d.attempts - d.attemptsThisRound, error, permanent);
     const recorded = await this.store.recordAttempt(
       d.webhookId,
       this.settings.instance,
@@ -99,12 +99,15 @@ export class AttemptDeliveryUseCase {
     else log.warn({ statusCode, reason: outcome.reason, attempt: attemptNo }, 'delivery failed');
   }
 
-  private outcome(attemptNo: number, error: string | null, permanent: boolean): AttemptOutcome {
+  /** `round`: this attempt's number since the delivery was (re-)queued; `before`: attempts of earlier rounds. */
+  private outcome(round: number, before: number, error: string | null, permanent: boolean): AttemptOutcome {
     if (error === null) return { kind: 'delivered' };
     if (permanent) return { kind: 'failed', reason: error };
-    const delayMs = retryDelayMs(this.settings.schedule, attemptNo, this.random);
-    if (delayMs === undefined)
-      return { kind: 'failed', reason: `gave up after ${attemptNo} attempts: ${error}` };
+    const delayMs = retryDelayMs(this.settings.schedule, round, this.random);
+    if (delayMs === undefined) {
+      const since = before > 0 ? ` since it was re-queued (${round + before} in all)` : '';
+      return { kind: 'failed', reason: `gave up after ${round} attempts${since}: ${error}` };
+    }
     return { kind: 'retry', delayMs };
   }
 }

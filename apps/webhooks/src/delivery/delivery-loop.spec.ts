@@ -36,6 +36,7 @@ class ExpiredLeaseStore {
       headers: {},
       body: Buffer.from('{}'),
       attempts: 0,
+      attemptsThisRound: 0,
     };
   }
 }

@@ -15,6 +15,25 @@ export interface ClaimedDelivery {
   body: Buffer;
   /** Attempts made before this one. */
   attempts: number;
+  /** Of those, the ones since the delivery was last re-queued (what the retry schedule counts). */
+  attemptsThisRound: number;
+}
+
+/** Which given-up deliveries of a team to send again. */
+export interface RequeueFilter {
+  teamId: string;
+  jobId?: string;
+  webhookIds?: readonly string[];
+  /** Gave up at or after (ISO 8601). */
+  failedSince?: string;
+  /** Gave up before (ISO 8601). */
+  failedUntil?: string;
+}
+
+export interface RequeueResult {
+  requeued: number;
+  /** Matching deliveries whose body zero data retention erased: they cannot be sent again. */
+  erased: number;
 }
 
 export interface AttemptRecord {
@@ -63,6 +82,11 @@ export abstract class DeliveryStore {
     outcome: AttemptOutcome,
   ): Promise<boolean>;
   abstract list(teamId: string, jobId: string, limit: number, cursor?: string): Promise<DeliveryPage>;
+  /**
+   * Makes the matching `failed` deliveries pending and due now, their retry schedule started over
+   * (attempt numbers and history go on); erased zero-data-retention ones stay failed.
+   */
+  abstract requeue(filter: RequeueFilter): Promise<RequeueResult>;
   /** Deletes delivered/failed deliveries finished before `olderThanMs` ago; the number deleted. */
   abstract purgeFinished(olderThanMs: number): Promise<number>;
 }
@@ -77,6 +101,7 @@ interface ClaimRow {
   headers: Record<string, string>;
   body: Buffer;
   attempts: number;
+  retry_base: number;
 }
 
 interface ListRow {
@@ -184,7 +209,8 @@ export class PgDeliveryStore extends DeliveryStore {
          UPDATE webhooks.deliveries d
          SET leased_until = now() + $3::int * interval '1 millisecond', leased_by = $4
          FROM locked WHERE d.webhook_id = locked.webhook_id
-         RETURNING d.webhook_id, d.team_id, d.job_id, d.type, d.url, d.destination, d.headers, d.body, d.attempts`,
+         RETURNING d.webhook_id, d.team_id, d.job_id, d.type, d.url, d.destination, d.headers, d.body, d.attempts,
+                   d.retry_base`,
         [opts.limit, opts.perDestination, opts.leaseMs, opts.instance, opts.excludeDestinations ?? []],
       );
     });
@@ -198,6 +224,7 @@ export class PgDeliveryStore extends DeliveryStore {
       headers: r.headers,
       body: r.body,
       attempts: r.attempts,
+      attemptsThisRound: r.attempts - r.retry_base,
     }));
   }
 
@@ -292,6 +319,30 @@ export class PgDeliveryStore extends DeliveryStore {
       })),
       nextCursor: rows.length > limit && last ? `${last.phase}.${last.seq}.${last.serial}` : null,
     };
+  }
+
+  async requeue(f: RequeueFilter): Promise<RequeueResult> {
+    const { rows } = await this.db.query<{ requeued: number; erased: number }>(
+      `WITH target AS (
+         SELECT webhook_id, body_erased_at IS NOT NULL AS erased FROM webhooks.deliveries
+         WHERE team_id = $1 AND status = 'failed'
+           AND ($2::uuid IS NULL OR job_id = $2)
+           AND ($3::uuid[] IS NULL OR webhook_id = ANY($3::uuid[]))
+           AND ($4::timestamptz IS NULL OR finished_at >= $4)
+           AND ($5::timestamptz IS NULL OR finished_at < $5)
+         FOR UPDATE
+       ), requeued AS (
+         UPDATE webhooks.deliveries d
+         SET status = 'pending', next_attempt_at = now(), finished_at = NULL, leased_until = NULL,
+             leased_by = NULL, retry_base = d.attempts, requeues = d.requeues + 1, requeued_at = now()
+         FROM target t WHERE d.webhook_id = t.webhook_id AND NOT t.erased
+         RETURNING d.webhook_id
+       )
+       SELECT (SELECT count(*) FROM requeued)::int AS requeued,
+              (SELECT count(*) FROM target WHERE erased)::int AS erased`,
+      [f.teamId, f.jobId ?? null, f.webhookIds ?? null, f.failedSince ?? null, f.failedUntil ?? null],
+    );
+    return rows[0];
   }
 
   async purgeFinished(olderThanMs: number): Promise<number> {

@@ -9,7 +9,7 @@ import { AttemptDeliveryUseCase, WEBHOOK_USER_AGENT } from './attempt-delivery.u
 import { DeliveryLoop } from './delivery-loop';
 import { DeliveryStore, PgDeliveryStore } from './delivery-store';
 import { GatewaySecretSource } from './gateway-secret-source';
-import { ListDeliveriesUseCase } from './list-deliveries.usecase';
+import { ListDeliveriesUseCase, RequeueDeliveriesUseCase } from './list-deliveries.usecase';
 import { RecordEventUseCase } from './record-event.usecase';
 import { TeamSecrets } from './team-secrets';
 import { OutboundWebhookSender, WebhookSender } from './webhook-sender';
@@ -120,6 +120,11 @@ class OutboundLifecycle implements OnApplicationShutdown {
       provide: ListDeliveriesUseCase,
       inject: [DeliveryStore],
       useFactory: (s: DeliveryStore) => new ListDeliveriesUseCase(s),
+    },
+    {
+      provide: RequeueDeliveriesUseCase,
+      inject: [DeliveryStore, DeliveryLoop],
+      useFactory: (s: DeliveryStore, loop: DeliveryLoop) => new RequeueDeliveriesUseCase(s, () => loop.wake()),
     },
     WebhooksRuntime,
   ],

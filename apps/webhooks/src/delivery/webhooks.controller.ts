@@ -3,14 +3,15 @@ import { Ctx, EventPattern, MessagePattern, Payload } from '@nestjs/microservice
 import { CONSUMERS, EVENTS, RPC, type JobEvent, type RpcRequestParsed } from '@wds/contracts';
 import { JetStreamContext, Messaging, jetStream, rpc } from '@wds/messaging';
 import { DeliveryLoop } from './delivery-loop';
-import { ListDeliveriesUseCase } from './list-deliveries.usecase';
+import { ListDeliveriesUseCase, RequeueDeliveriesUseCase } from './list-deliveries.usecase';
 import { RecordEventUseCase } from './record-event.usecase';
 import type { WebhooksEnv } from './webhooks.env';
 
 /**
  * The service's messages (served by the WDS transport, ADR 0001): job events from the durable
  * `webhooks-v1` consumer into the outbox, acked only once stored (the transport acks when the
- * handler resolves, naks a failure, dead-letters the last delivery), and the delivery-log RPC.
+ * handler resolves, naks a failure, dead-letters the last delivery), the delivery-log RPC and the
+ * re-queue of given-up deliveries.
  */
 @Controller()
 export class WebhooksController {
@@ -19,11 +20,17 @@ export class WebhooksController {
     private readonly record: RecordEventUseCase,
     private readonly listDeliveries: ListDeliveriesUseCase,
     private readonly loop: DeliveryLoop,
+    private readonly requeueDeliveries: RequeueDeliveriesUseCase,
   ) {}
 
   @MessagePattern(...rpc(RPC.webhookDeliveriesList))
   list(@Payload() req: RpcRequestParsed<typeof RPC.webhookDeliveriesList>) {
     return this.listDeliveries.execute(req);
+  }
+
+  @MessagePattern(...rpc(RPC.webhookDeliveriesRequeue))
+  requeue(@Payload() req: RpcRequestParsed<typeof RPC.webhookDeliveriesRequeue>) {
+    return this.requeueDeliveries.execute(req);
   }
 
   @EventPattern(

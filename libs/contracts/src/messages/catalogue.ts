@@ -25,7 +25,7 @@ import { PageTask } from './page-task';
 import { JobEvent } from './job-event';
 import { DLQ_PREFIX, DeadLetter } from './dead-letter';
 import { webhookSecretRpc } from './webhook-secret';
-import { webhookDeliveriesListRpc } from './webhook-deliveries';
+import { webhookDeliveriesListRpc, webhookDeliveriesRequeueRpc } from './webhook-deliveries';
 import { ActivityBatch } from './activity';
 import {
   ActivityListReply,
@@ -105,6 +105,7 @@ export const RPC = {
   webhookSecret: webhookSecretRpc,
   /** A job's webhook delivery log, served by the webhooks service to the gateway. */
   webhookDeliveriesList: webhookDeliveriesListRpc,
+  webhookDeliveriesRequeue: webhookDeliveriesRequeueRpc,
 } as const;
 
 /** Durable work on WDS_WORK_V1. */

@@ -89,6 +89,22 @@ export const AdminChangeTrackingDeleteResponse = z.object({
 });
 export type AdminChangeTrackingDeleteResponse = z.output<typeof AdminChangeTrackingDeleteResponse>;
 
+/**
+ * POST /admin/v1/teams/{teamId}/webhook-deliveries/retry: the team's given-up deliveries (all its
+ * jobs, or one) that gave up within a window are sent again from a fresh retry schedule.
+ */
+export const AdminWebhookRequeueRequest = z
+  .strictObject({
+    jobId: z.uuid().optional().describe("Only this job's deliveries"),
+    failedSince: z.iso.datetime({ offset: true }).optional().describe('Only deliveries that gave up at or after this time'),
+    failedUntil: z.iso.datetime({ offset: true }).optional().describe('Only deliveries that gave up before this time'),
+  })
+  .refine((b) => !b.failedSince || !b.failedUntil || Date.parse(b.failedSince) < Date.parse(b.failedUntil), {
+    path: ['failedUntil'],
+    message: 'failedUntil must be after failedSince',
+  });
+export type AdminWebhookRequeueRequest = z.output<typeof AdminWebhookRequeueRequest>;
+
 /** PUT /admin/v1/teams/{teamId}/webhook-secret. */
 export const AdminWebhookSecretRequest = z.strictObject({ secret: z.string().min(1).max(1000) });
 export type AdminWebhookSecretRequest = z.output<typeof AdminWebhookSecretRequest>;

@@ -44,3 +44,31 @@ export const WebhookDeliveriesResponse = z.object({
   nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page'),
 });
 export type WebhookDeliveriesResponse = z.output<typeof WebhookDeliveriesResponse>;
+
+/** Deliveries one re-queue names at most. */
+export const WEBHOOK_REQUEUE_IDS_MAX = 1000;
+
+/**
+ * POST /v2/webhooks/deliveries/retry (our extension): the job's given-up (`failed`) deliveries, or
+ * the ones named, are sent again from a fresh retry schedule.
+ */
+export const WebhookRequeueRequest = z.strictObject({
+  jobId: z.uuid().describe('Crawl, batch scrape, extract or agent job id'),
+  webhookIds: z
+    .array(z.uuid())
+    .min(1)
+    .max(WEBHOOK_REQUEUE_IDS_MAX)
+    .optional()
+    .describe("Only these deliveries (each must be failed); absent: every failed delivery of the job"),
+});
+export type WebhookRequeueRequest = z.output<typeof WebhookRequeueRequest>;
+
+export const WebhookRequeueResponse = z.object({
+  success: z.literal(true),
+  requeued: z.int().min(0).describe('Failed deliveries now pending again, due at once'),
+  erased: z
+    .int()
+    .min(0)
+    .describe('Failed deliveries that cannot be sent again: zero data retention erased their body'),
+});
+export type WebhookRequeueResponse = z.output<typeof WebhookRequeueResponse>;

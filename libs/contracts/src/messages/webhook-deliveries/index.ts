@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WebhookDelivery } from '../../api/webhook-deliveries';
+import { WEBHOOK_REQUEUE_IDS_MAX, WebhookDelivery } from '../../api/webhook-deliveries';
 import { defineRpc } from '../define';
 
 /** The delivery log of one job, only if it belongs to `teamId` (else an empty list). */
@@ -22,4 +22,30 @@ export const webhookDeliveriesListRpc = defineRpc(
   'webhooks',
   WebhookDeliveriesListRequest,
   WebhookDeliveriesListReply,
+);
+
+/**
+ * Re-queues a team's given-up (`failed`) deliveries: of one job (or the ones named), or of every
+ * job that gave up within [failedSince, failedUntil). Only `teamId`'s own are touched.
+ */
+export const WebhookDeliveriesRequeueRequest = z.object({
+  teamId: z.string().min(1),
+  jobId: z.uuid().optional(),
+  webhookIds: z.array(z.uuid()).min(1).max(WEBHOOK_REQUEUE_IDS_MAX).optional(),
+  failedSince: z.string().optional(),
+  failedUntil: z.string().optional(),
+});
+export type WebhookDeliveriesRequeueRequest = z.output<typeof WebhookDeliveriesRequeueRequest>;
+
+export const WebhookDeliveriesRequeueReply = z.object({
+  requeued: z.int().min(0),
+  erased: z.int().min(0),
+});
+export type WebhookDeliveriesRequeueReply = z.output<typeof WebhookDeliveriesRequeueReply>;
+
+export const webhookDeliveriesRequeueRpc = defineRpc(
+  'wds.webhooks.v1.deliveries.requeue',
+  'webhooks',
+  WebhookDeliveriesRequeueRequest,
+  WebhookDeliveriesRequeueReply,
 );
