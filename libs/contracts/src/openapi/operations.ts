@@ -495,7 +495,8 @@ export const OPERATIONS: readonly OperationDef[] = [
     method: 'get',
     path: '/v2/webhooks/deliveries',
     operationId: 'getWebhookDeliveries',
-    summary: "Delivery log of a job's webhook events (attempts, status codes, last error)",
+    summary:
+      "Delivery log of a job's webhook events: which were delivered, are retrying or failed (attempts, status codes, last error)",
     tag: 'Webhooks',
     security: 'apiKey',
     query: api.WebhookDeliveriesQuery,

@@ -20,7 +20,13 @@ const notAvailable = (what: string) =>
  * are accepted for the SDKs' sake: the configured LLM runs every job.
  */
 export const AgentRequest = publicBody({
-  urls: z.array(HttpUrl).max(EXTRACT_MAX_URLS).optional(),
+  urls: z
+    .array(HttpUrl)
+    .max(EXTRACT_MAX_URLS)
+    .optional()
+    .describe(
+      'Where the agent starts (the first is opened); without urls or threadId it starts on the web results for the prompt (when WDS_SEARXNG_URL is set)',
+    ),
   prompt: z.string().min(1).max(JOB_PROMPT_MAX),
   schema: JsonSchemaObject.optional(),
   maxCredits: z.int().min(1).max(1_000_000).optional().describe('The job stops once it has cost this much'),
