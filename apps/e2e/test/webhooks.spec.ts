@@ -213,20 +213,20 @@ describe('webhooks of crawls and batch scrapes through the stack', () => {
 
     // The team: bad input is a 400 that changes nothing; another team's key re-queues nothing.
     for (const body of [{}, { jobId: 'x' }, { jobId: id, webhookIds: [] }, { jobId: id, extra: 1 }]) {
-      const bad = await call('POST', '/v2/webhooks/deliveries/retry', body);
+      const bad = await call('POST', '/v2/webhooks/deliveries/resend', body);
       expect({ body, status: bad.status }).toEqual({ body, status: 400 });
     }
     const other = await call('POST', '/admin/v1/teams', { name: 'hooks-other', credits: 10 }, ADMIN_TOKEN);
-    const foreign = await call('POST', '/v2/webhooks/deliveries/retry', { jobId: id }, other.body.apiKey);
+    const foreign = await call('POST', '/v2/webhooks/deliveries/resend', { jobId: id }, other.body.apiKey);
     expect(foreign.body).toEqual({ success: true, requeued: 0, erased: 0 });
     expect((await call('GET', `/v2/webhooks/deliveries?jobId=${id}`)).body.deliveries[0].status).toBe('failed');
 
     // Back up: the started event alone first, then the rest; each delivered once more, in order.
     receiver.down.delete('/down');
-    const one = await call('POST', '/v2/webhooks/deliveries/retry', { jobId: id, webhookIds: [failed[0].webhookId] });
+    const one = await call('POST', '/v2/webhooks/deliveries/resend', { jobId: id, webhookIds: [failed[0].webhookId] });
     expect(one.body).toEqual({ success: true, requeued: 1, erased: 0 });
     await waitForType('/down', 'batch_scrape.started', 4);
-    const rest = await call('POST', '/v2/webhooks/deliveries/retry', { jobId: id });
+    const rest = await call('POST', '/v2/webhooks/deliveries/resend', { jobId: id });
     expect(rest.body).toEqual({ success: true, requeued: 2, erased: 0 });
     const delivered = await logWhen(id, 'delivered', 3);
     expect(delivered.map((d) => d.attempts)).toEqual([4, 4, 4]);
@@ -246,14 +246,14 @@ describe('webhooks of crawls and batch scrapes through the stack', () => {
     receiver.down.delete('/down-2');
     const early = await call(
       'POST',
-      `/admin/v1/teams/${stack.team}/webhook-deliveries/retry`,
+      `/admin/v1/teams/${stack.team}/webhook-deliveries/resend`,
       { failedUntil: since },
       ADMIN_TOKEN,
     );
     expect(early.body).toEqual({ success: true, requeued: 0, erased: 0 });
     const window = await call(
       'POST',
-      `/admin/v1/teams/${stack.team}/webhook-deliveries/retry`,
+      `/admin/v1/teams/${stack.team}/webhook-deliveries/resend`,
       { failedSince: since },
       ADMIN_TOKEN,
     );
@@ -261,19 +261,19 @@ describe('webhooks of crawls and batch scrapes through the stack', () => {
     await logWhen(second, 'delivered', 3);
     const unknown = await call(
       'POST',
-      `/admin/v1/teams/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/webhook-deliveries/retry`,
+      `/admin/v1/teams/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/webhook-deliveries/resend`,
       {},
       ADMIN_TOKEN,
     );
     expect(unknown.status).toBe(404);
     const wrongWindow = await call(
       'POST',
-      `/admin/v1/teams/${stack.team}/webhook-deliveries/retry`,
+      `/admin/v1/teams/${stack.team}/webhook-deliveries/resend`,
       { failedSince: since, failedUntil: since },
       ADMIN_TOKEN,
     );
     expect(wrongWindow.status).toBe(400);
     // A team's API key is not the admin token.
-    expect((await call('POST', `/admin/v1/teams/${stack.team}/webhook-deliveries/retry`, {})).status).toBe(403);
+    expect((await call('POST', `/admin/v1/teams/${stack.team}/webhook-deliveries/resend`, {})).status).toBe(403);
   }, 120_000);
 });

@@ -1,4 +1,4 @@
--- Given-up deliveries can be sent again (POST /v2/webhooks/deliveries/retry, the admin re-queue):
+-- Given-up deliveries can be sent again (POST /v2/webhooks/deliveries/resend, the admin re-queue):
 -- the retry schedule then starts over from the attempts made so far (retry_base), while the
 -- attempt numbers and the history go on.
 ALTER TABLE deliveries

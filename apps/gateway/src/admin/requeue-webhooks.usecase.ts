@@ -5,7 +5,7 @@ import { TeamsRepository } from '../teams/teams.repository';
 import { requireTeam } from './team-lookup';
 
 /**
- * POST /admin/v1/teams/{teamId}/webhook-deliveries/retry: the team's deliveries that gave up
+ * POST /admin/v1/teams/{teamId}/webhook-deliveries/resend: the team's deliveries that gave up
  * (within the window, of one job or all) are sent again by the webhooks service.
  */
 @Injectable()

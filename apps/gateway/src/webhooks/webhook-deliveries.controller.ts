@@ -13,7 +13,7 @@ import { validate } from '../http/validate';
 
 /**
  * GET /v2/webhooks/deliveries?jobId=: the caller's delivery log of one job, kept by the webhooks
- * service; POST /v2/webhooks/deliveries/retry sends the job's given-up deliveries again.
+ * service; POST /v2/webhooks/deliveries/resend sends the job's given-up deliveries again.
  */
 @Controller('v2/webhooks')
 export class WebhookDeliveriesController {
@@ -35,9 +35,9 @@ export class WebhookDeliveriesController {
   }
 
   /** Another team's job, or a job with no failed delivery, re-queues nothing (0, not an error). */
-  @Post('deliveries/retry')
+  @Post('deliveries/resend')
   @HttpCode(200)
-  async retry(@CurrentTeam() team: AuthenticatedTeam, @Body() body: unknown): Promise<WebhookRequeueResponse> {
+  async resend(@CurrentTeam() team: AuthenticatedTeam, @Body() body: unknown): Promise<WebhookRequeueResponse> {
     const { jobId, webhookIds } = validate(WebhookRequeueRequest, body, 'body');
     const reply = await this.messaging.request(RPC.webhookDeliveriesRequeue, {
       teamId: team.teamId,

@@ -495,8 +495,7 @@ export const OPERATIONS: readonly OperationDef[] = [
     method: 'get',
     path: '/v2/webhooks/deliveries',
     operationId: 'getWebhookDeliveries',
-    summary:
-      "Delivery log of a job's webhook events: which were delivered, are retrying or failed (attempts, status codes, last error)",
+    summary: "Delivery log of a job's webhook events (attempts, status codes, last error)",
     tag: 'Webhooks',
     security: 'apiKey',
     query: api.WebhookDeliveriesQuery,
@@ -505,9 +504,9 @@ export const OPERATIONS: readonly OperationDef[] = [
   },
   {
     method: 'post',
-    path: '/v2/webhooks/deliveries/retry',
-    operationId: 'retryWebhookDeliveries',
-    summary: "Send a job's given-up (failed) webhook deliveries again, from a fresh retry schedule",
+    path: '/v2/webhooks/deliveries/resend',
+    operationId: 'resendWebhookDeliveries',
+    summary: "Send a job's given-up (failed) webhook deliveries again, now, each with the whole schedule anew",
     tag: 'Webhooks',
     security: 'apiKey',
     body: n('WebhookRequeueRequest', api.WebhookRequeueRequest),
@@ -606,8 +605,8 @@ export const OPERATIONS: readonly OperationDef[] = [
   },
   {
     method: 'post',
-    path: '/admin/v1/teams/{teamId}/webhook-deliveries/retry',
-    operationId: 'adminRetryWebhookDeliveries',
+    path: '/admin/v1/teams/{teamId}/webhook-deliveries/resend',
+    operationId: 'adminResendWebhookDeliveries',
     summary: "Send a team's given-up webhook deliveries again (all its jobs or one, by when they gave up)",
     tag: 'Admin',
     security: 'adminToken',

@@ -90,8 +90,8 @@ export const AdminChangeTrackingDeleteResponse = z.object({
 export type AdminChangeTrackingDeleteResponse = z.output<typeof AdminChangeTrackingDeleteResponse>;
 
 /**
- * POST /admin/v1/teams/{teamId}/webhook-deliveries/retry: the team's given-up deliveries (all its
- * jobs, or one) that gave up within a window are sent again from a fresh retry schedule.
+ * POST /admin/v1/teams/{teamId}/webhook-deliveries/resend: the team's given-up deliveries (all its
+ * jobs, or one) that gave up within a window are sent again, each with the whole schedule anew.
  */
 export const AdminWebhookRequeueRequest = z
   .strictObject({

@@ -49,8 +49,8 @@ export type WebhookDeliveriesResponse = z.output<typeof WebhookDeliveriesRespons
 export const WEBHOOK_REQUEUE_IDS_MAX = 1000;
 
 /**
- * POST /v2/webhooks/deliveries/retry (our extension): the job's given-up (`failed`) deliveries, or
- * the ones named, are sent again from a fresh retry schedule.
+ * POST /v2/webhooks/deliveries/resend (our extension): the job's given-up (`failed`) deliveries, or
+ * the ones named, are sent again, each with the whole schedule anew.
  */
 export const WebhookRequeueRequest = z.strictObject({
   jobId: z.uuid().describe('Crawl, batch scrape, extract or agent job id'),
