@@ -29,7 +29,8 @@ const say = (s) => process.stdout.write(`fuzz         | ${s}\n`);
 function ensureVenv() {
   const bin = path.join(VENV, 'bin', 'schemathesis');
   const pinned = path.join(VENV, '.pinned');
-  if (fs.existsSync(bin) && fs.existsSync(pinned) && fs.readFileSync(pinned, 'utf8') === SCHEMATHESIS) return bin;
+  if (fs.existsSync(bin) && fs.existsSync(pinned) && fs.readFileSync(pinned, 'utf8') === SCHEMATHESIS)
+    return bin;
   say(`creating ${path.relative(ROOT, VENV)} with ${SCHEMATHESIS}`);
   fs.rmSync(VENV, { recursive: true, force: true });
   for (const [cmd, args] of [
@@ -112,7 +113,8 @@ async function startStack(searxngUrl) {
       limits: { requestsPerMinute: 1_000_000, maxConcurrency: 1000 },
     }),
   });
-  if (admin.status !== 201) throw new Error(`creating the fuzz team failed: ${admin.status} ${await admin.text()}`);
+  if (admin.status !== 201)
+    throw new Error(`creating the fuzz team failed: ${admin.status} ${await admin.text()}`);
   const key = (await admin.json()).apiKey;
   const stop = () =>
     new Promise((resolve) => {
@@ -133,7 +135,13 @@ async function startSearch() {
     { kind: 'web', url: 'https://example.org/fuzz', title: 'Fuzz page', content: words },
     { kind: 'web', url: 'https://example.org/fuzz-2', title: 'Fuzz page two', content: words },
     { kind: 'news', url: 'https://example.org/news', title: 'Fuzz news', content: words },
-    { kind: 'images', url: 'https://example.org/img', title: 'Fuzz image', content: words, img: 'https://example.org/a.jpg' },
+    {
+      kind: 'images',
+      url: 'https://example.org/img',
+      title: 'Fuzz image',
+      content: words,
+      img: 'https://example.org/a.jpg',
+    },
   ]);
   const searxng = await testing.startTestSearxng(backend);
   return {

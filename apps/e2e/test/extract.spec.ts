@@ -249,7 +249,10 @@ describe('extract through the stack (Firecrawl JS and Python SDKs)', () => {
 
     // An agent without urls (and no thread) starts on the web results for its prompt.
     backend.requests.length = 0;
-    const started = await client.startAgent({ prompt: 'What colour is the Red Mug?', effort: 'low' } as never);
+    const started = await client.startAgent({
+      prompt: 'What colour is the Red Mug?',
+      effort: 'low',
+    } as never);
     expect(backend.requests.filter((q) => q.kind === 'web' && q.page === 1)).toHaveLength(1);
     const listed = (await client.listAgents()).agents!.find((x) => x.id === started.id)!;
     const startUrls = (listed.options as { urls?: string[] }).urls ?? [];

@@ -185,9 +185,15 @@ describe('webhooks of crawls and batch scrapes through the stack', () => {
       for (const until = Date.now() + 30_000; ;) {
         const res = await call('GET', `/v2/webhooks/deliveries?jobId=${jobId}`);
         expect(res.status).toBe(200);
-        const d = res.body.deliveries as { status: string; attempts: number; webhookId: string; type: string }[];
+        const d = res.body.deliveries as {
+          status: string;
+          attempts: number;
+          webhookId: string;
+          type: string;
+        }[];
         if (d.length === n && d.every((x) => x.status === status)) return d;
-        if (Date.now() > until) throw new Error(`${jobId}: deliveries never all ${status}: ${JSON.stringify(d)}`);
+        if (Date.now() > until)
+          throw new Error(`${jobId}: deliveries never all ${status}: ${JSON.stringify(d)}`);
         await new Promise((r) => setTimeout(r, 100));
       }
     };
@@ -219,11 +225,16 @@ describe('webhooks of crawls and batch scrapes through the stack', () => {
     const other = await call('POST', '/admin/v1/teams', { name: 'hooks-other', credits: 10 }, ADMIN_TOKEN);
     const foreign = await call('POST', '/v2/webhooks/deliveries/resend', { jobId: id }, other.body.apiKey);
     expect(foreign.body).toEqual({ success: true, requeued: 0, erased: 0 });
-    expect((await call('GET', `/v2/webhooks/deliveries?jobId=${id}`)).body.deliveries[0].status).toBe('failed');
+    expect((await call('GET', `/v2/webhooks/deliveries?jobId=${id}`)).body.deliveries[0].status).toBe(
+      'failed',
+    );
 
     // Back up: the started event alone first, then the rest; each delivered once more, in order.
     receiver.down.delete('/down');
-    const one = await call('POST', '/v2/webhooks/deliveries/resend', { jobId: id, webhookIds: [failed[0].webhookId] });
+    const one = await call('POST', '/v2/webhooks/deliveries/resend', {
+      jobId: id,
+      webhookIds: [failed[0].webhookId],
+    });
     expect(one.body).toEqual({ success: true, requeued: 1, erased: 0 });
     await waitForType('/down', 'batch_scrape.started', 4);
     const rest = await call('POST', '/v2/webhooks/deliveries/resend', { jobId: id });
@@ -274,6 +285,8 @@ describe('webhooks of crawls and batch scrapes through the stack', () => {
     );
     expect(wrongWindow.status).toBe(400);
     // A team's API key is not the admin token.
-    expect((await call('POST', `/admin/v1/teams/${stack.team}/webhook-deliveries/resend`, {})).status).toBe(403);
+    expect((await call('POST', `/admin/v1/teams/${stack.team}/webhook-deliveries/resend`, {})).status).toBe(
+      403,
+    );
   }, 120_000);
 });

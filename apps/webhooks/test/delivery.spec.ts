@@ -224,10 +224,12 @@ describe('webhooks service: delivery', () => {
     expect(receiver.at('/back')).toHaveLength(12);
 
     // Nothing of another team's, and nothing that is not failed, is touched.
-    expect(await stack.client.request(RPC.webhookDeliveriesRequeue, { teamId: 'team-other', jobId })).toEqual({
-      requeued: 0,
-      erased: 0,
-    });
+    expect(await stack.client.request(RPC.webhookDeliveriesRequeue, { teamId: 'team-other', jobId })).toEqual(
+      {
+        requeued: 0,
+        erased: 0,
+      },
+    );
     // The receiver is back after failing once more: the re-queued deliveries retry on a fresh
     // schedule (four attempts again), and the job's order holds among them.
     receiver.on('/back', (n) => (n === 12 ? 500 : 200));
@@ -252,7 +254,12 @@ describe('webhooks service: delivery', () => {
     const log = await stack.waitForLog(team, jobId, (d) => d.every((x) => x.status === 'delivered'));
     expect(log.map((d) => d.attempts)).toEqual([6, 5, 5]);
     const resent = receiver.at('/back').slice(12);
-    expect(resent.map((r) => r.body.type)).toEqual(['crawl.started', 'crawl.started', 'crawl.page', 'crawl.completed']);
+    expect(resent.map((r) => r.body.type)).toEqual([
+      'crawl.started',
+      'crawl.started',
+      'crawl.page',
+      'crawl.completed',
+    ]);
     // The same event, byte for byte, under the same webhookId, signed with the team's secret.
     expect(resent[3].body.webhookId).toBe(events[2].webhookId);
     expect(verify(secret, resent[3].raw, resent[3].headers['x-service-signature'])).toBe(true);
@@ -279,7 +286,11 @@ describe('webhooks service: delivery', () => {
       failedSince: since,
     });
     expect(again).toEqual({ requeued: 1, erased: 0 });
-    const [entry] = await stack.waitForLog(team, jobId, (d) => d[0]?.status === 'failed' && d[0].attempts === 8);
+    const [entry] = await stack.waitForLog(
+      team,
+      jobId,
+      (d) => d[0]?.status === 'failed' && d[0].attempts === 8,
+    );
     expect(entry.lastError).toBe(
       'gave up after 4 attempts since it was re-queued (8 in all): receiver answered HTTP 503',
     );

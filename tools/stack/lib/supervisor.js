@@ -52,7 +52,11 @@ class ServiceProcess {
     this.child = undefined;
     this.stopping = false;
     this.restarts = 0;
-    this.backoff = new Backoff({ minMs: MIN_BACKOFF_MS, maxMs: MAX_BACKOFF_MS, stableAfterMs: STABLE_AFTER_MS });
+    this.backoff = new Backoff({
+      minMs: MIN_BACKOFF_MS,
+      maxMs: MAX_BACKOFF_MS,
+      stableAfterMs: STABLE_AFTER_MS,
+    });
     this.lastExit = undefined;
     this.restartTimer = undefined;
   }
@@ -168,7 +172,9 @@ class LocalServer {
       if (this.stopping) return;
       const how = exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
       const delay = this.backoff.next(Date.now() - startedAt);
-      log.warn(`${label} exited unexpectedly (${how}; log ${server.logFile}); restarting in ${delay / 1000}s`);
+      log.warn(
+        `${label} exited unexpectedly (${how}; log ${server.logFile}); restarting in ${delay / 1000}s`,
+      );
       this.timer = setTimeout(() => {
         if (this.stopping) return;
         this.launch().catch((err) => log.error(`${label} restart failed: ${err.message}`));

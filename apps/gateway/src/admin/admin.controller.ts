@@ -124,7 +124,10 @@ export class AdminController {
   /** A receiver that was down past the retry schedule is back: send what gave up again. */
   @Post('teams/:teamId/webhook-deliveries/resend')
   @HttpCode(200)
-  async resendWebhooks(@Param('teamId') teamId: string, @Body() body: unknown): Promise<WebhookRequeueResponse> {
+  async resendWebhooks(
+    @Param('teamId') teamId: string,
+    @Body() body: unknown,
+  ): Promise<WebhookRequeueResponse> {
     return this.requeueWebhooks.execute(teamId, validate(AdminWebhookRequeueRequest, body ?? {}, 'body'));
   }
 }

@@ -35,9 +35,16 @@ describe('the web search of an extract job', () => {
       'https://other.example/b',
       'https://other.example/a',
     ];
-    expect(mergePages(given, found, 10)).toEqual([...given, 'https://other.example/a', 'https://other.example/b']);
+    expect(mergePages(given, found, 10)).toEqual([
+      ...given,
+      'https://other.example/a',
+      'https://other.example/b',
+    ]);
     expect(mergePages(given, found, 3)).toEqual([...given, 'https://other.example/a']);
-    expect(mergePages([], found, 2)).toEqual(['https://shop.example/mug', 'https://shop.example/kettle#reviews']);
+    expect(mergePages([], found, 2)).toEqual([
+      'https://shop.example/mug',
+      'https://shop.example/kettle#reviews',
+    ]);
   });
 
   it('searches when the request names no page or asks for it', () => {
@@ -57,9 +64,9 @@ describe('the web search of an extract job', () => {
     expect(problems({ schema: { type: 'object' } })).toEqual([
       expect.stringContaining('a prompt (the pages are then found by a web search for it)'),
     ]);
-    expect(problems({ urls: ['https://a.example/'], schema: { type: 'object' }, enableWebSearch: true })).toEqual([
-      'enableWebSearch needs a prompt: the web search is for what the prompt asks',
-    ]);
+    expect(
+      problems({ urls: ['https://a.example/'], schema: { type: 'object' }, enableWebSearch: true }),
+    ).toEqual(['enableWebSearch needs a prompt: the web search is for what the prompt asks']);
     expect(problems({ prompt: 'x', enableWebSearch: 'yes' })).toHaveLength(1);
   });
 });

@@ -115,7 +115,11 @@ export class ExtractWebSearch {
     return request.urls.length === 0 || request.enableWebSearch;
   }
 
-  async pages(team: AuthenticatedTeam, usage: UsageIdentity, request: ExtractRequest): Promise<ExtractSearchPages> {
+  async pages(
+    team: AuthenticatedTeam,
+    usage: UsageIdentity,
+    request: ExtractRequest,
+  ): Promise<ExtractSearchPages> {
     if (!this.search.configured) {
       throw new ServiceError(
         ErrorCode.NOT_IMPLEMENTED,
@@ -127,7 +131,12 @@ export class ExtractWebSearch {
     const room = Math.min(EXTRACT_SEARCH_PAGES_MAX, request.limit - request.urls.length);
     if (room <= 0) return { urls: request.urls, query: '', found: 0 };
     // The controller's schema guarantees a prompt whenever a search is wanted.
-    const { query, results, warning } = await this.find(team, usage, request.prompt ?? '', room + request.urls.length);
+    const { query, results, warning } = await this.find(
+      team,
+      usage,
+      request.prompt ?? '',
+      room + request.urls.length,
+    );
     const urls = mergePages(request.urls, results, request.urls.length + room);
     const found = urls.length - request.urls.length;
     if (found === 0 && request.urls.length === 0) {

@@ -37,7 +37,10 @@ export class WebhookDeliveriesController {
   /** Another team's job, or a job with no failed delivery, re-queues nothing (0, not an error). */
   @Post('deliveries/resend')
   @HttpCode(200)
-  async resend(@CurrentTeam() team: AuthenticatedTeam, @Body() body: unknown): Promise<WebhookRequeueResponse> {
+  async resend(
+    @CurrentTeam() team: AuthenticatedTeam,
+    @Body() body: unknown,
+  ): Promise<WebhookRequeueResponse> {
     const { jobId, webhookIds } = validate(WebhookRequeueRequest, body, 'body');
     const reply = await this.messaging.request(RPC.webhookDeliveriesRequeue, {
       teamId: team.teamId,

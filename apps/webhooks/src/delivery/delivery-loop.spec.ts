@@ -19,7 +19,8 @@ class ExpiredLeaseStore {
     const out: ClaimedDelivery[] = [];
     for (const destination of ['http://stuck:80', 'http://healthy:80']) {
       if (opts.excludeDestinations?.includes(destination)) continue;
-      for (let i = 0; i < opts.perDestination && out.length < opts.limit; i++) out.push(this.delivery(destination));
+      for (let i = 0; i < opts.perDestination && out.length < opts.limit; i++)
+        out.push(this.delivery(destination));
     }
     return out;
   }

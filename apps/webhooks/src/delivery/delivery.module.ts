@@ -124,7 +124,8 @@ class OutboundLifecycle implements OnApplicationShutdown {
     {
       provide: RequeueDeliveriesUseCase,
       inject: [DeliveryStore, DeliveryLoop],
-      useFactory: (s: DeliveryStore, loop: DeliveryLoop) => new RequeueDeliveriesUseCase(s, () => loop.wake()),
+      useFactory: (s: DeliveryStore, loop: DeliveryLoop) =>
+        new RequeueDeliveriesUseCase(s, () => loop.wake()),
     },
     WebhooksRuntime,
   ],

@@ -506,7 +506,8 @@ export const OPERATIONS: readonly OperationDef[] = [
     method: 'post',
     path: '/v2/webhooks/deliveries/resend',
     operationId: 'resendWebhookDeliveries',
-    summary: "Send a job's given-up (failed) webhook deliveries again, now, each with the whole schedule anew",
+    summary:
+      "Send a job's given-up (failed) webhook deliveries again, now, each with the whole schedule anew",
     tag: 'Webhooks',
     security: 'apiKey',
     body: n('WebhookRequeueRequest', api.WebhookRequeueRequest),

@@ -96,8 +96,14 @@ export type AdminChangeTrackingDeleteResponse = z.output<typeof AdminChangeTrack
 export const AdminWebhookRequeueRequest = z
   .strictObject({
     jobId: z.uuid().optional().describe("Only this job's deliveries"),
-    failedSince: z.iso.datetime({ offset: true }).optional().describe('Only deliveries that gave up at or after this time'),
-    failedUntil: z.iso.datetime({ offset: true }).optional().describe('Only deliveries that gave up before this time'),
+    failedSince: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe('Only deliveries that gave up at or after this time'),
+    failedUntil: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe('Only deliveries that gave up before this time'),
   })
   .refine((b) => !b.failedSince || !b.failedUntil || Date.parse(b.failedSince) < Date.parse(b.failedUntil), {
     path: ['failedUntil'],

@@ -59,7 +59,7 @@ export const WebhookRequeueRequest = z.strictObject({
     .min(1)
     .max(WEBHOOK_REQUEUE_IDS_MAX)
     .optional()
-    .describe("Only these deliveries (each must be failed); absent: every failed delivery of the job"),
+    .describe('Only these deliveries (each must be failed); absent: every failed delivery of the job'),
 });
 export type WebhookRequeueRequest = z.output<typeof WebhookRequeueRequest>;
 
