@@ -11,7 +11,6 @@ import {
   type CrawlCreateResponse,
   type CrawlParamsPreviewResponse,
 } from '@wds/contracts';
-import { reportTokens } from '@wds/credits';
 import { LlmError } from '@wds/llm';
 import type { Logger } from '@wds/observability';
 import { Messaging } from '@wds/messaging';
@@ -19,6 +18,7 @@ import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { AuthenticatedTeam } from '../teams/team';
 import type { GatewayConfig } from '../config';
 import { RecordCallActivity } from '../credits/call-activity';
+import { reportGatewayLlmUsage } from '../credits/llm-usage';
 import { CreditsService } from '../credits/credits.service';
 import { validate } from '../http/validate';
 import { JobEndpoints } from '../jobs/job-endpoints';
@@ -129,18 +129,12 @@ export class CrawlUseCases {
       );
       throw new ServiceError(ErrorCode.BAD_REQUEST, failure, { field: 'prompt' });
     }
-    if (!result.usage.estimated) {
-      await reportTokens(this.messaging, {
-        eventId: `crawl-params:${randomUUID()}`,
-        teamId: team.teamId,
-        apiKey: team.keyPrefix,
-        endpoint: 'crawl',
-        model: result.model,
-        inputTokens: result.usage.promptTokens,
-        outputTokens: result.usage.completionTokens,
-        at: Date.now(),
-      }).catch((err: unknown) => this.logger.warn({ err }, 'LLM token usage not recorded'));
-    }
+    await reportGatewayLlmUsage(this.messaging, this.logger, {
+      kind: 'crawl-params',
+      team,
+      endpoint: 'crawl',
+      result,
+    });
     return result;
   }
 

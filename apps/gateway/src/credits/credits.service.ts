@@ -1,3 +1,4 @@
+import { createHash, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ErrorCode, RPC, ServiceError, type ActivityEndpoint } from '@wds/contracts';
 import { Messaging } from '@wds/messaging';
@@ -27,6 +28,23 @@ export interface RequestCreditHold {
 export interface UsageIdentity {
   idempotencyKey?: string;
   requestId?: string;
+}
+
+/**
+ * The usage key of work a request does on its behalf (each scraped search result, an extract's
+ * search), one per `parts`: derived from the request's, so a retried request (same
+ * Idempotency-Key) pays for each piece once, and distinct for each piece.
+ */
+export function derivedUsage(
+  usage: UsageIdentity,
+  keyPrefix: string,
+  parts: readonly string[],
+): UsageIdentity {
+  if (usage.idempotencyKey !== undefined) {
+    const digest = createHash('sha256').update(usage.idempotencyKey).digest('hex').slice(0, 40);
+    return { idempotencyKey: [`${keyPrefix}-${digest}`, ...parts].join('-') };
+  }
+  return { requestId: [usage.requestId ?? randomUUID(), ...parts].join(':') };
 }
 
 export interface ChargeOptions {

@@ -1,4 +1,3 @@
-import { createHash, randomUUID } from 'node:crypto';
 import {
   ErrorCode,
   EXTRACT_SEARCH_PAGES_MAX,
@@ -7,11 +6,11 @@ import {
   ServiceError,
   type ExtractRequest,
 } from '@wds/contracts';
-import { reportTokens } from '@wds/credits';
 import { LlmError, type LlmPort } from '@wds/llm';
 import type { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
-import type { UsageIdentity } from '../credits/credits.service';
+import { derivedUsage, type UsageIdentity } from '../credits/credits.service';
+import { reportGatewayLlmUsage } from '../credits/llm-usage';
 import type { SearchWebUseCase } from '../search/search-web.usecase';
 import type { AuthenticatedTeam } from '../teams/team';
 
@@ -38,14 +37,6 @@ const QUERY_SYSTEM = [
   'Reply with a JSON object {"query": "..."}: a few keywords a search engine understands (names, products, topics, a site name when one is given), at most 12 words.',
   'No instructions, field names or formatting words from the request; no quotes unless a name must stay together.',
 ].join(' ');
-
-export interface ExtractSearchPages {
-  /** The pages to read: the request's own URLs first, then the search's new ones, at most `limit`. */
-  urls: string[];
-  query: string;
-  /** Pages the search added. */
-  found: number;
-}
 
 /** The prompt itself as a query: whitespace collapsed, its first sentences up to 300 characters, cut at a word. */
 export function promptQuery(prompt: string): string {
@@ -115,11 +106,7 @@ export class ExtractWebSearch {
     return request.urls.length === 0 || request.enableWebSearch;
   }
 
-  async pages(
-    team: AuthenticatedTeam,
-    usage: UsageIdentity,
-    request: ExtractRequest,
-  ): Promise<ExtractSearchPages> {
+  async pages(team: AuthenticatedTeam, usage: UsageIdentity, request: ExtractRequest): Promise<string[]> {
     if (!this.search.configured) {
       throw new ServiceError(
         ErrorCode.NOT_IMPLEMENTED,
@@ -129,7 +116,7 @@ export class ExtractWebSearch {
       );
     }
     const room = Math.min(EXTRACT_SEARCH_PAGES_MAX, request.limit - request.urls.length);
-    if (room <= 0) return { urls: request.urls, query: '', found: 0 };
+    if (room <= 0) return request.urls;
     // The controller's schema guarantees a prompt whenever a search is wanted.
     const { query, results, warning } = await this.find(
       team,
@@ -138,15 +125,14 @@ export class ExtractWebSearch {
       room + request.urls.length,
     );
     const urls = mergePages(request.urls, results, request.urls.length + room);
-    const found = urls.length - request.urls.length;
-    if (found === 0 && request.urls.length === 0) {
+    if (urls.length === 0) {
       throw new ServiceError(
         ErrorCode.BAD_REQUEST,
         `No page to read: the web search for ${JSON.stringify(query)} found none${warning ? ` (${warning})` : ''}; list the pages in urls`,
         { field: 'prompt' },
       );
     }
-    return { urls, query, found };
+    return urls;
   }
 
   /**
@@ -195,7 +181,7 @@ export class ExtractWebSearch {
         // The search then keeps no query in the team's activity.
         ...(zeroDataRetention ? { enterprise: ['zdr'] } : {}),
       }),
-      usage: searchUsage(usage),
+      usage: derivedUsage(usage, 'extract', ['search']),
     });
     // A `*` would make the batch service read the URL as a glob to expand.
     const results = (answer.data.web ?? []).map((r) => r.url).filter((u) => !u.includes('*'));
@@ -218,18 +204,12 @@ export class ExtractWebSearch {
         signal: AbortSignal.timeout(QUERY_TIMEOUT_MS),
         tenant: team.teamId,
       });
-      if (!r.usage.estimated) {
-        await reportTokens(this.messaging, {
-          eventId: `extract-query:${randomUUID()}`,
-          teamId: team.teamId,
-          apiKey: team.keyPrefix,
-          endpoint: 'extract',
-          model: r.model,
-          inputTokens: r.usage.promptTokens,
-          outputTokens: r.usage.completionTokens,
-          at: Date.now(),
-        }).catch((err: unknown) => this.logger.warn({ err }, 'LLM token usage not recorded'));
-      }
+      await reportGatewayLlmUsage(this.messaging, this.logger, {
+        kind: 'extract-query',
+        team,
+        endpoint: 'extract',
+        result: r,
+      });
       const written = r.valid ? plainQuery(String((r.value as { query: string }).query)) : '';
       return written.length > 0 ? written : fallback;
     } catch (err) {
@@ -241,16 +221,4 @@ export class ExtractWebSearch {
       return fallback;
     }
   }
-}
-
-/**
- * The usage key of the search: derived from the extract request's, so a retried request (same
- * Idempotency-Key) pays for its search once.
- */
-function searchUsage(usage: UsageIdentity): UsageIdentity {
-  if (usage.idempotencyKey !== undefined) {
-    const digest = createHash('sha256').update(usage.idempotencyKey).digest('hex').slice(0, 40);
-    return { idempotencyKey: `extract-search-${digest}` };
-  }
-  return { requestId: `${usage.requestId ?? randomUUID()}:search` };
 }

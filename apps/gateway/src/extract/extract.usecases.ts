@@ -55,7 +55,7 @@ export class ExtractUseCases {
     const createdAt = Date.now();
     // No urls, or enableWebSearch: a web search for the prompt finds (more) pages first.
     const urls = ExtractWebSearch.wanted(request)
-      ? (await this.webSearch.pages(team, usage, request)).urls
+      ? await this.webSearch.pages(team, usage, request)
       : request.urls;
     const { id } = await this.messaging.request(
       EXTRACT_RPC.create,

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   CREDIT_PRICES,
@@ -15,7 +15,7 @@ import type { Logger } from '@wds/observability';
 import { APP_CONFIG, LOGGER } from '@wds/service-kit';
 import type { GatewayConfig } from '../config';
 import { RecordCallActivity } from '../credits/call-activity';
-import { CreditsService, type UsageIdentity } from '../credits/credits.service';
+import { CreditsService, derivedUsage, type UsageIdentity } from '../credits/credits.service';
 import { ScrapePageUseCase, SerializedAnswer } from '../scrape/scrape-page.usecase';
 import { assertTeamMay } from '../teams/assert-team-may';
 import type { AuthenticatedTeam } from '../teams/team';
@@ -247,7 +247,7 @@ export class SearchWebUseCase {
           const answer = await this.scrapePage.execute({
             team,
             options,
-            usage: resultUsage(usage, source, item.position ?? 0),
+            usage: derivedUsage(usage, 'search', [source, String(item.position ?? 0)]),
           });
           const body = answer instanceof SerializedAnswer ? JSON.parse(answer.json) : answer;
           const document = body.data as Record<string, unknown> & { metadata?: { creditsUsed?: number } };
@@ -282,18 +282,6 @@ interface SourceResults {
   items: ResultItem[];
   warnings: string[];
   unresponsive: string[];
-}
-
-/**
- * The usage key of one scraped result: derived from the search's, so a retried search (same
- * Idempotency-Key) pays for each page once, and distinct for each result.
- */
-function resultUsage(usage: UsageIdentity, source: SearchSourceType, position: number): UsageIdentity {
-  if (usage.idempotencyKey !== undefined) {
-    const digest = createHash('sha256').update(usage.idempotencyKey).digest('hex').slice(0, 40);
-    return { idempotencyKey: `search-${digest}-${source}-${position}` };
-  }
-  return { requestId: `${usage.requestId ?? randomUUID()}:${source}:${position}` };
 }
 
 function text(v: string | null | undefined): string | undefined {
