@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { llmConfigFrom, OpenAiCompatibleLlm } from '@wds/llm';
+import type { LlmPort } from '@wds/llm';
 import { Messaging } from '@wds/messaging';
 import type { Logger } from '@wds/observability';
-import { APP_CONFIG, LOGGER } from '@wds/service-kit';
-import type { GatewayConfig } from '../config';
+import { LOGGER } from '@wds/service-kit';
 import { CreditsModule } from '../credits/credits.module';
+import { GATEWAY_LLM, GatewayLlmModule } from '../llm/llm.module';
 import { SearchModule } from '../search/search.module';
 import { SearchWebUseCase } from '../search/search-web.usecase';
 import { AgentLiveViewController, AgentLiveViewSocket } from './agent-live-view';
@@ -17,21 +17,16 @@ import { ExtractUseCases } from './extract.usecases';
  * pool); the web search that finds an extract job's pages when it names none.
  */
 @Module({
-  imports: [CreditsModule, SearchModule],
+  imports: [CreditsModule, SearchModule, GatewayLlmModule],
   controllers: [ExtractController, AgentController, AgentLiveViewController],
   providers: [
     ExtractUseCases,
     AgentLiveViewSocket,
     {
       provide: ExtractWebSearch,
-      inject: [SearchWebUseCase, APP_CONFIG, Messaging, LOGGER],
-      useFactory: (search: SearchWebUseCase, c: GatewayConfig, messaging: Messaging, logger: Logger) =>
-        new ExtractWebSearch(
-          search,
-          new OpenAiCompatibleLlm(llmConfigFrom(c)),
-          messaging,
-          logger.child({ component: 'extract-search' }),
-        ),
+      inject: [SearchWebUseCase, GATEWAY_LLM, Messaging, LOGGER],
+      useFactory: (search: SearchWebUseCase, llm: LlmPort, messaging: Messaging, logger: Logger) =>
+        new ExtractWebSearch(search, llm, messaging, logger.child({ component: 'extract-search' })),
     },
   ],
 })
