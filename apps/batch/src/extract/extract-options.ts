@@ -12,6 +12,8 @@ export interface ExtractJobOptions {
   showSources: boolean;
   /** The URLs and globs as requested. */
   requested: string[];
+  /** Tokens of the gateway's web search query for the job (`ExtractCreateRequest.searchTokens`). */
+  searchTokens?: number;
 }
 
 /** What an agent job keeps in its row's `options`. */
@@ -100,6 +102,7 @@ export function extractJobOptions(cmd: ExtractCreateRequest): ExtractJobOptions 
     ...(cmd.schema ? { schema: cmd.schema } : {}),
     showSources: cmd.showSources,
     requested: cmd.urls,
+    ...(cmd.searchTokens > 0 ? { searchTokens: cmd.searchTokens } : {}),
   };
 }
 

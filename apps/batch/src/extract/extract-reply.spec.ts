@@ -48,6 +48,18 @@ describe('extract status replies', () => {
       tokensUsed: 45,
     });
     expect(r.warning).toContain('u3: timed out');
+    // The web search query the gateway's model wrote for the job counts with the pages' tokens.
+    expect(
+      extractReply(
+        job('completed'),
+        { showSources: false, searchTokens: 120 },
+        [page('u1', { tags: ['a'] }, 31)],
+        [],
+      ).tokensUsed,
+    ).toBe(151);
+    expect(extractReply(job('failed'), { showSources: false, searchTokens: 120 }, [], []).tokensUsed).toBe(
+      120,
+    );
     expect(
       extractReply(job('completed'), { showSources: false }, [page('u1', { a: 1 })], []).sources,
     ).toBeUndefined();

@@ -17,18 +17,22 @@ const NAMED_FAILURES = 3;
 /**
  * The state of an extract job as GET /v2/extract/{id} tells it: `processing` while pages run
  * (data `[]`), then the merged answer; a job whose pages all failed, or gave no answer, is `failed`
- * with their reasons. Credits are the job's; tokens are the pages' extraction tokens.
+ * with their reasons. Credits are the job's; tokens are the pages' extraction tokens and those of
+ * the web search query that found pages for it.
  */
 export function extractReply(
   job: JobState,
-  options: Pick<ExtractJobOptions, 'schema' | 'showSources'>,
+  options: Pick<ExtractJobOptions, 'schema' | 'showSources' | 'searchTokens'>,
   pages: readonly ExtractPageRecord[],
   failures: readonly PageFailure[],
 ): ExtractJobReply {
   const base = {
     kind: 'extract' as const,
     expiresAt: job.expiresAt.toISOString(),
-    tokensUsed: pages.reduce((sum, p) => sum + Math.max(0, Math.round(p.tokensUsed)), 0),
+    tokensUsed: pages.reduce(
+      (sum, p) => sum + Math.max(0, Math.round(p.tokensUsed)),
+      Math.max(0, Math.round(options.searchTokens ?? 0)),
+    ),
     creditsUsed: Math.max(0, Math.round(job.creditsUsed)),
   };
   if (job.status === 'scraping') return { ...base, status: 'processing', data: [] };

@@ -106,7 +106,15 @@ export class ExtractWebSearch {
     return request.urls.length === 0 || request.enableWebSearch;
   }
 
-  async pages(team: AuthenticatedTeam, usage: UsageIdentity, request: ExtractRequest): Promise<string[]> {
+  /**
+   * The job's pages (the request's own, then the web results), and the tokens the model spent on
+   * the search query (already reported to the team's usage; the job counts them in `tokensUsed`).
+   */
+  async pages(
+    team: AuthenticatedTeam,
+    usage: UsageIdentity,
+    request: ExtractRequest,
+  ): Promise<{ urls: string[]; searchTokens: number }> {
     if (!this.search.configured) {
       throw new ServiceError(
         ErrorCode.NOT_IMPLEMENTED,
@@ -116,9 +124,9 @@ export class ExtractWebSearch {
       );
     }
     const room = Math.min(EXTRACT_SEARCH_PAGES_MAX, request.limit - request.urls.length);
-    if (room <= 0) return request.urls;
+    if (room <= 0) return { urls: request.urls, searchTokens: 0 };
     // The controller's schema guarantees a prompt whenever a search is wanted.
-    const { query, results, warning } = await this.find(
+    const { query, results, warning, queryTokens } = await this.find(
       team,
       usage,
       request.prompt ?? '',
@@ -132,7 +140,7 @@ export class ExtractWebSearch {
         { field: 'prompt' },
       );
     }
-    return urls;
+    return { urls, searchTokens: queryTokens };
   }
 
   /**
@@ -164,8 +172,8 @@ export class ExtractWebSearch {
     prompt: string,
     limit: number,
     zeroDataRetention = false,
-  ): Promise<{ query: string; results: string[]; warning: string | null }> {
-    const query = await this.query(team, prompt);
+  ): Promise<{ query: string; results: string[]; warning: string | null; queryTokens: number }> {
+    const { query, tokens: queryTokens } = await this.query(team, prompt);
     if (query.length === 0) {
       throw new ServiceError(ErrorCode.BAD_REQUEST, 'The prompt has no words to search the web for', {
         field: 'prompt',
@@ -185,13 +193,16 @@ export class ExtractWebSearch {
     });
     // A `*` would make the batch service read the URL as a glob to expand.
     const results = (answer.data.web ?? []).map((r) => r.url).filter((u) => !u.includes('*'));
-    return { query, results, warning: answer.warning ?? null };
+    return { query, results, warning: answer.warning ?? null, queryTokens };
   }
 
-  /** A search query for the prompt: the model's, or the prompt's own first sentences. */
-  private async query(team: AuthenticatedTeam, prompt: string): Promise<string> {
+  /**
+   * A search query for the prompt: the model's, or the prompt's own first sentences; with the
+   * tokens the model spent on it as reported to the team's usage (0 when none were reported).
+   */
+  private async query(team: AuthenticatedTeam, prompt: string): Promise<{ query: string; tokens: number }> {
     const fallback = plainQuery(promptQuery(prompt)).slice(0, SEARCH_QUERY_MAX);
-    if (!this.llm.enabled) return fallback;
+    if (!this.llm.enabled) return { query: fallback, tokens: 0 };
     try {
       const r = await this.llm.structured({
         feature: 'extract',
@@ -211,14 +222,16 @@ export class ExtractWebSearch {
         result: r,
       });
       const written = r.valid ? plainQuery(String((r.value as { query: string }).query)) : '';
-      return written.length > 0 ? written : fallback;
+      // As reported: estimated counts (the provider gave none) are not on the team's books.
+      const tokens = r.usage.estimated ? 0 : r.usage.totalTokens;
+      return { query: written.length > 0 ? written : fallback, tokens };
     } catch (err) {
       if (!(err instanceof LlmError) && !(err instanceof Error && err.name === 'TimeoutError')) throw err;
       this.logger.info(
         { teamId: team.teamId, err: (err as Error).message },
         'extract: the model wrote no search query; the prompt is used',
       );
-      return fallback;
+      return { query: fallback, tokens: 0 };
     }
   }
 }

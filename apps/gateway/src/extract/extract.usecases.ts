@@ -54,9 +54,9 @@ export class ExtractUseCases {
     await this.credits.requireCreditsToStart(team.teamId, 'an extract job');
     const createdAt = Date.now();
     // No urls, or enableWebSearch: a web search for the prompt finds (more) pages first.
-    const urls = ExtractWebSearch.wanted(request)
+    const { urls, searchTokens } = ExtractWebSearch.wanted(request)
       ? await this.webSearch.pages(team, usage, request)
-      : request.urls;
+      : { urls: request.urls, searchTokens: 0 };
     const { id } = await this.messaging.request(
       EXTRACT_RPC.create,
       {
@@ -75,6 +75,7 @@ export class ExtractUseCases {
         teamConcurrency: team.limits.maxConcurrency,
         apiKey: team.keyPrefix,
         ...(request.webhook ? { webhook: request.webhook } : {}),
+        searchTokens,
       },
       { timeoutMs: CREATE_TIMEOUT_MS },
     );

@@ -49,6 +49,11 @@ export const ExtractCreateRequest = z.object({
   apiKey: z.string().min(1).max(64).nullable().default(null),
   /** Where the job's events go (extract kinds only; validated by the public schema). */
   webhook: WebhookConfig.optional(),
+  /**
+   * Tokens the gateway's model spent writing the web search query that found some of `urls`
+   * (already in the team's token usage): counted in the job's `tokensUsed` with its pages'.
+   */
+  searchTokens: z.int().min(0).default(0),
 });
 export type ExtractCreateRequest = z.output<typeof ExtractCreateRequest>;
 export type ExtractCreateRequestInput = z.input<typeof ExtractCreateRequest>;
