@@ -9,7 +9,8 @@ import type { AuthenticatedTeam } from '../teams/team';
 /**
  * Reports the tokens of a model call the gateway made itself (crawl options from a prompt, an
  * extract's search query) to the team's usage. Estimated counts (the provider reported none) are
- * not reported; a failed report is logged, never the caller's error.
+ * not reported; a failed report is logged, never the caller's error. Returns the tokens put on the
+ * team's books (0 for estimated counts).
  */
 export async function reportGatewayLlmUsage(
   messaging: Messaging,
@@ -21,9 +22,9 @@ export async function reportGatewayLlmUsage(
     endpoint: ActivityEndpoint;
     result: { usage: LlmUsage; model: string };
   },
-): Promise<void> {
+): Promise<number> {
   const { usage, model } = call.result;
-  if (usage.estimated) return;
+  if (usage.estimated) return 0;
   await reportTokens(messaging, {
     eventId: `${call.kind}:${randomUUID()}`,
     teamId: call.team.teamId,
@@ -34,4 +35,5 @@ export async function reportGatewayLlmUsage(
     outputTokens: usage.completionTokens,
     at: Date.now(),
   }).catch((err: unknown) => logger.warn({ err }, 'LLM token usage not recorded'));
+  return usage.totalTokens;
 }

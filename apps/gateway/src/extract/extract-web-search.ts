@@ -215,15 +215,13 @@ export class ExtractWebSearch {
         signal: AbortSignal.timeout(QUERY_TIMEOUT_MS),
         tenant: team.teamId,
       });
-      await reportGatewayLlmUsage(this.messaging, this.logger, {
+      const tokens = await reportGatewayLlmUsage(this.messaging, this.logger, {
         kind: 'extract-query',
         team,
         endpoint: 'extract',
         result: r,
       });
       const written = r.valid ? plainQuery(String((r.value as { query: string }).query)) : '';
-      // As reported: estimated counts (the provider gave none) are not on the team's books.
-      const tokens = r.usage.estimated ? 0 : r.usage.totalTokens;
       return { query: written.length > 0 ? written : fallback, tokens };
     } catch (err) {
       if (!(err instanceof LlmError) && !(err instanceof Error && err.name === 'TimeoutError')) throw err;
